@@ -1,0 +1,59 @@
+import type { Context } from 'koa';
+import { login } from '../../../domain/auth/login.ts';
+import { closeSession } from '../../../domain/auth/sessions.ts';
+import { registerUser } from '../../../domain/users/users.ts';
+import { sessionCookieName } from '../../../http/middleware/authenticate.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { UserRecord } from '../../../http/schemas.ts';
+import { LoginBody, RegisterBody } from './schema.ts';
+
+const setSessionCookie = (ctx: Context, value: string | null, expires?: Date) =>
+  ctx.cookies.set(sessionCookieName(ctx), value, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: '/',
+    expires,
+    overwrite: true,
+  });
+
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/auth/register',
+    summary: 'Create an account (when site settings allow registration)',
+    tag: 'auth',
+    access: 'public',
+    body: RegisterBody,
+    status: 201,
+    response: UserRecord,
+    handle: ({ domain, body }) => registerUser(domain, body),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/auth/login',
+    summary: 'Log in with username or email and password; sets the session cookie',
+    tag: 'auth',
+    access: 'public',
+    body: LoginBody,
+    response: UserRecord,
+    async handle({ domain, body, ctx }) {
+      const { user, session } = await login(domain, body, ctx.ip);
+      setSessionCookie(ctx, session.secret, session.expiresAt);
+      return user;
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/auth/logout',
+    summary: 'End the current session and clear its cookie',
+    tag: 'auth',
+    access: 'public',
+    async handle({ domain, ctx }) {
+      const secret = ctx.cookies.get(sessionCookieName(ctx));
+      if (secret) await closeSession(domain, secret);
+      setSessionCookie(ctx, null);
+      return undefined;
+    },
+  }),
+];

@@ -1,0 +1,21 @@
+import type { Route } from '../../http/route.ts';
+import { adminUserRoutes } from './admin/users/index.ts';
+import { authRoutes } from './auth/index.ts';
+import { categoryRoutes } from './groups/index.ts';
+import { organizationRoutes } from './organizations/index.ts';
+import { siteRoutes } from './site/index.ts';
+import { tagRoutes } from './tags/index.ts';
+import { tokenRoutes } from './tokens/index.ts';
+import { userRoutes } from './users/index.ts';
+
+/** Every /api/v1 route; the OpenAPI document is generated from this same list. */
+export const v1Routes: Route[] = [
+  ...authRoutes,
+  ...userRoutes,
+  ...tokenRoutes,
+  ...organizationRoutes,
+  ...categoryRoutes,
+  ...tagRoutes,
+  ...siteRoutes,
+  ...adminUserRoutes,
+];

@@ -1,0 +1,3 @@
+import { groupFamilyRoutes } from '../shared/group-family.ts';
+
+export const organizationRoutes = groupFamilyRoutes('organization', '/organizations', 'organizations');

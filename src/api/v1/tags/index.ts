@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { getTag, listTags } from '../../../domain/tags/tags.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { listOf, paging } from '../../../http/schemas.ts';
+
+const TagRecord = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Tag' });
+
+export const tagRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/tags',
+    summary: 'List tags, by name',
+    tag: 'tags',
+    access: 'public',
+    query: z.object({ q: z.string().trim().max(100).optional(), ...paging }),
+    response: listOf(TagRecord),
+    handle: ({ domain, query }) => listTags(domain, query.q, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/tags/{id}',
+    summary: 'Tag detail, by id or name',
+    tag: 'tags',
+    access: 'public',
+    params: z.object({ id: z.string().min(1).max(100) }),
+    response: TagRecord,
+    handle: ({ domain, params }) => getTag(domain, params.id),
+  }),
+];

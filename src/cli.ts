@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createUser } from './domain/users/users.ts';
+import { createLogger } from './logger.ts';
+import { startAlmanac } from './runtime/almanac.ts';
+import { startDatabase } from './runtime/database.ts';
+import { startWorker } from './temporal/worker.ts';
+
+const USAGE = `usage: almanac <command>
+
+  serve                  run the API (and, in embedded mode, Postgres, Temporal and the worker)
+  worker                 run a Temporal worker alone (production; needs TEMPORAL_ADDRESS)
+  migrate                apply database migrations and exit
+  admin create-user      --username U --email E [--password P | password on stdin] [--display-name N] [--sysadmin]
+
+Configuration comes from environment variables; see README.md.`;
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  switch (command) {
+    case 'serve':
+      return serve(config, log);
+    case 'worker':
+      return worker(config, log);
+    case 'migrate': {
+      const db = await startDatabase(config, log);
+      await db.stop();
+      log.info('migrations are up to date');
+      return;
+    }
+    case 'admin':
+      if (rest[0] === 'create-user') return adminCreateUser(config, log, rest.slice(1));
+      throw new UsageError(`unknown admin command "${rest[0] ?? ''}"`);
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function serve(config: Config, log: Logger) {
+  const almanac = await startAlmanac(config, log);
+  await untilSignal(log);
+  await almanac.stop();
+}
+
+async function worker(config: Config, log: Logger) {
+  if (config.temporal.embedded) {
+    throw new UsageError('almanac worker needs TEMPORAL_ADDRESS; in embedded mode `almanac serve` runs the worker itself');
+  }
+  const db = await startDatabase(config, log);
+  const running = await startWorker({ ...config.temporal, orm: db.orm, log });
+  await untilSignal(log);
+  await running.stop();
+  await db.stop();
+}
+
+async function adminCreateUser(config: Config, log: Logger, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'display-name': { type: 'string' },
+      sysadmin: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.username || !values.email) throw new UsageError('admin create-user needs --username and --email');
+  const password = values.password ?? (await readStdin()).trim();
+  if (password.length < 8) throw new UsageError('the password must be at least 8 characters (give --password or pipe it on stdin)');
+
+  const db = await startDatabase(config, log);
+  try {
+    const user = await createUser(
+      { em: db.orm.em.fork(), config, log, workflows: undefined as never },
+      { username: values.username, email: values.email, password, displayName: values['display-name'], sysadmin: values.sysadmin },
+    );
+    console.log(`created user ${user.username} (${user.id})${user.sysadmin ? ' as sysadmin' : ''}`);
+  } finally {
+    await db.stop();
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one exits at once. */
+function untilSignal(log: Logger) {
+  return new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      log.info({ signal }, 'shutting down');
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+}
+
+async function readStdin() {
+  if (process.stdin.isTTY) return '';
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err) => {
+    if (err instanceof ConfigError || err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,149 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.url({ message: 'expected an absolute URL' });
+const optionalText = z.string().min(1).optional();
+
+/** Every setting Almanac reads, with its default. README.md's configuration table mirrors this. */
+const EnvSchema = z
+  .object({
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PUBLIC_URL: url.optional(),
+    ALMANAC_DATA_DIR: z.string().min(1).default('./.data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: booleanFlag.default(false),
+    MAX_JSON_BODY: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+      .optional(),
+    EMBEDDED_PG_PORT: port.default(5433),
+
+    TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port').optional(),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('almanac'),
+    TEMPORAL_CLI_PATH: optionalText,
+    TEMPORAL_DEV_PORT: port.default(7233),
+    TEMPORAL_UI_PORT: port.default(8233),
+    TEMPORAL_UI_URL: url.optional(),
+    RUN_WORKER: booleanFlag.optional(),
+
+    S3_ENDPOINT: url.optional(),
+    S3_ACCESS_KEY: optionalText,
+    S3_SECRET_KEY: optionalText,
+    S3_BUCKET: optionalText,
+    S3_REGION: z.string().min(1).default('us-east-1'),
+
+
+    SITE_NAME: z.string().min(1).default('Almanac'),
+    REGISTRATION_ENABLED: booleanFlag.default(true),
+    SESSION_TTL_HOURS: positiveInt.default(24 * 14),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(5),
+    LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(30),
+    LOGIN_THROTTLE_WINDOW_SECONDS: positiveInt.default(15 * 60),
+
+    ALMANAC_ADMIN_USERNAME: optionalText,
+    ALMANAC_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+    ALMANAC_ADMIN_EMAIL: z.email({ message: 'expected an email address' }).optional(),
+  })
+  .superRefine((env, ctx) => {
+    const s3 = ['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const;
+    const setCount = s3.filter((k) => env[k] !== undefined).length;
+    if (setCount > 0 && setCount < s3.length) {
+      for (const k of s3.filter((k) => env[k] === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [k], message: 'required when any S3_* variable is set' });
+      }
+    }
+    if (env.ALMANAC_ADMIN_USERNAME && !(env.ALMANAC_ADMIN_PASSWORD && env.ALMANAC_ADMIN_EMAIL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.ALMANAC_ADMIN_PASSWORD ? 'ALMANAC_ADMIN_EMAIL' : 'ALMANAC_ADMIN_PASSWORD'],
+        message: 'required when ALMANAC_ADMIN_USERNAME is set',
+      });
+    }
+  });
+
+export type Config = ReturnType<typeof toConfig>;
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the environment into a typed config. A bad value throws a ConfigError whose message is one
+ * line per variable, naming it, so a failed start says exactly what to fix.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? 'environment');
+      const value = present[name];
+      const shown = value === undefined || /SECRET|PASSWORD|KEY/.test(name) ? '' : ` (got "${value}")`;
+      return `invalid configuration: ${name}: ${i.message}${shown}`;
+    });
+    throw new ConfigError(lines.join('\n'));
+  }
+  return toConfig(parsed.data);
+}
+
+function toConfig(e: z.infer<typeof EnvSchema>) {
+  const dataDir = path.resolve(e.ALMANAC_DATA_DIR);
+  const embeddedTemporal = e.TEMPORAL_ADDRESS === undefined;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  return {
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      publicUrl,
+      trustProxy: e.TRUST_PROXY,
+      maxJsonBody: e.MAX_JSON_BODY,
+    },
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    database: e.DATABASE_URL
+      ? { mode: 'external' as const, url: e.DATABASE_URL }
+      : { mode: 'embedded' as const, port: e.EMBEDDED_PG_PORT, dir: path.join(dataDir, 'pg') },
+    temporal: {
+      embedded: embeddedTemporal,
+      address: e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.TEMPORAL_DEV_PORT}`,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      devPort: e.TEMPORAL_DEV_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      dbFile: path.join(dataDir, 'temporal.db'),
+      uiUrl: (e.TEMPORAL_UI_URL ?? `http://localhost:${e.TEMPORAL_UI_PORT}`).replace(/\/$/, ''),
+      runWorkerInProcess: e.RUN_WORKER ?? embeddedTemporal,
+    },
+    storage: e.S3_ENDPOINT
+      ? {
+          mode: 's3' as const,
+          endpoint: e.S3_ENDPOINT,
+          accessKey: e.S3_ACCESS_KEY!,
+          secretKey: e.S3_SECRET_KEY!,
+          bucket: e.S3_BUCKET!,
+          region: e.S3_REGION,
+        }
+      : { mode: 'local' as const, dir: path.join(dataDir, 'files') },
+    site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
+    auth: {
+      sessionTtlHours: e.SESSION_TTL_HOURS,
+      loginThrottle: {
+        maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+        maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+        windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
+      },
+    },
+    initialAdmin: e.ALMANAC_ADMIN_USERNAME
+      ? { username: e.ALMANAC_ADMIN_USERNAME, password: e.ALMANAC_ADMIN_PASSWORD!, email: e.ALMANAC_ADMIN_EMAIL! }
+      : undefined,
+  };
+}

@@ -1,0 +1,36 @@
+import { User } from '../../entities/index.ts';
+import type { DomainContext } from '../context.ts';
+import { DomainError } from '../errors.ts';
+import { presentUser } from '../users/present.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
+import { openSession } from './sessions.ts';
+
+export interface Credentials {
+  username?: string;
+  email?: string;
+  password: string;
+}
+
+const invalidCredentials = () =>
+  new DomainError(401, 'invalid_credentials', 'Authentication failed', 'The username, email or password is wrong.');
+
+/** Checks credentials under the login throttle and opens a session. */
+export async function login(ctx: DomainContext, credentials: Credentials, clientIp: string) {
+  const account = (credentials.username ?? credentials.email ?? '').toLowerCase();
+  const throttle = new LoginThrottle(ctx.em, ctx.config.auth.loginThrottle);
+  await throttle.assertAllowed(account, clientIp);
+
+  const user = await ctx.em.findOne(User, credentials.username ? { username: account } : { email: account });
+  const ok =
+    user && user.state === 'active'
+      ? await verifyPassword(credentials.password, user.passwordHash)
+      : await verifyAgainstDecoy(credentials.password);
+  if (!ok || !user) {
+    await throttle.recordFailure(account, clientIp);
+    throw invalidCredentials();
+  }
+  await throttle.recordSuccess(account);
+  const session = await openSession(ctx, user);
+  return { user: presentUser(user, { withEmail: true }), session };
+}

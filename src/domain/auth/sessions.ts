@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { Session, User } from '../../entities/index.ts';
+import type { DomainContext } from '../context.ts';
+import { sha256Hex } from './token-format.ts';
+
+/** Opens a session and returns the cookie secret; only its hash is stored. */
+export async function openSession(ctx: DomainContext, user: User): Promise<{ secret: string; expiresAt: Date }> {
+  const secret = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + ctx.config.auth.sessionTtlHours * 3600_000);
+  ctx.em.create(Session, { user, secretHash: sha256Hex(secret), expiresAt });
+  await ctx.em.flush();
+  return { secret, expiresAt };
+}
+
+/** The active user behind a session cookie, or null when the session is unknown, expired or its user deleted. */
+export async function userForSession(ctx: DomainContext, secret: string): Promise<User | null> {
+  const session = await ctx.em.findOne(
+    Session,
+    { secretHash: sha256Hex(secret), expiresAt: { $gt: new Date() } },
+    { populate: ['user'] },
+  );
+  const user = session?.user as User | undefined;
+  return user && user.state === 'active' ? user : null;
+}
+
+export async function closeSession(ctx: DomainContext, secret: string) {
+  await ctx.em.nativeDelete(Session, { secretHash: sha256Hex(secret) });
+}

@@ -1,0 +1,12 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Workflows } from '../temporal/workflows-client.ts';
+
+/** What a domain function may use: one EntityManager fork per request or job, plus shared services. */
+export interface DomainContext {
+  em: EntityManager;
+  config: Config;
+  log: Logger;
+  workflows: Workflows;
+}

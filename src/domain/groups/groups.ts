@@ -1,0 +1,146 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Group, Membership, type GroupKind, type MemberRole } from '../../entities/index.ts';
+import { authorize, can, type GroupSubject } from '../../policies/index.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { conflict, notFound } from '../errors.ts';
+import { byNameOrId } from '../ids.ts';
+import { likePattern, page, type PageRequest } from '../pagination.ts';
+import { kindLabel, presentGroup } from './present.ts';
+
+export interface GroupFields {
+  name: string;
+  title?: string | null;
+  description?: string | null;
+  imageUrl?: string | null;
+}
+
+export interface GroupFilter {
+  q?: string;
+  state?: 'active' | 'deleted';
+}
+
+/** Loads a group the actor may see, with the facts its policies need; anything else is 404. */
+export async function loadVisibleGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
+  const group = await ctx.em.findOne(Group, { kind, ...byNameOrId(nameOrId) });
+  if (!group) throw notFound(kindLabel(kind));
+  const subject: GroupSubject = { state: group.state, role: await roleOf(ctx, actor, group.id) };
+  if (!can(actor, 'group:read', subject)) throw notFound(kindLabel(kind));
+  return { group, subject };
+}
+
+export async function roleOf(ctx: DomainContext, actor: Actor, groupId: string): Promise<MemberRole | null> {
+  if (actor.userId === null) return null;
+  const membership = await ctx.em.findOne(Membership, { group: groupId, user: actor.userId });
+  return membership?.role ?? null;
+}
+
+export async function listGroups(ctx: DomainContext, actor: Actor, kind: GroupKind, filter: GroupFilter, req: PageRequest) {
+  const state = filter.state ?? 'active';
+  if (state === 'deleted') authorize(actor, 'group:list-deleted');
+  const where = {
+    kind,
+    state,
+    ...(filter.q ? { $or: [{ name: { $ilike: likePattern(filter.q) } }, { title: { $ilike: likePattern(filter.q) } }] } : {}),
+  };
+  const [rows, count] = await ctx.em.findAndCount(Group, where, {
+    orderBy: { name: 'asc' },
+    offset: req.offset,
+    limit: req.limit,
+  });
+  return page(rows.map(presentGroup), count, req);
+}
+
+export async function getGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
+  return presentGroup((await loadVisibleGroup(ctx, actor, kind, nameOrId)).group);
+}
+
+export async function createGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, fields: GroupFields) {
+  authorize(actor, 'group:create');
+  const group = ctx.em.create(Group, { kind, ...normalise(fields) });
+  await flushUnique(ctx, kind);
+  return presentGroup(group);
+}
+
+/** PUT: a full replacement, so omitted optional fields are cleared. */
+export async function replaceGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, fields: GroupFields) {
+  const { group, subject } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
+  authorize(actor, 'group:update', subject);
+  ctx.em.assign(group, normalise(fields));
+  await flushUnique(ctx, kind);
+  return presentGroup(group);
+}
+
+export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
+  const { group, subject } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
+  authorize(actor, 'group:delete', subject);
+  if (group.state === 'deleted') return;
+  group.state = 'deleted';
+  group.deletedAt = new Date();
+  await ctx.em.flush();
+}
+
+export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
+  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
+  authorize(actor, 'group:restore');
+  group.state = 'active';
+  group.deletedAt = null;
+  await ctx.em.flush();
+  return presentGroup(group);
+}
+
+/** Purge needs a soft delete first, so nothing disappears by one mistaken call. */
+export async function loadPurgeable(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
+  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
+  authorize(actor, 'group:purge');
+  if (group.state !== 'deleted') throw conflict(`Only a deleted ${kind} can be purged; delete it first.`);
+  return group;
+}
+
+/** A category purge is synchronous: its memberships go with it through the foreign key cascade. */
+export async function purgeCategory(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  const group = await loadPurgeable(ctx, actor, 'category', nameOrId);
+  await ctx.em.nativeDelete(Group, { id: group.id, kind: 'category' });
+}
+
+/** An organization purge runs as the workflow `purge-org-<id>`; a repeat request joins the running one. */
+export async function requestOrganizationPurge(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  const group = await loadPurgeable(ctx, actor, 'organization', nameOrId);
+  return ctx.workflows.startOrganizationPurge(group.id);
+}
+
+export async function myOrganizations(ctx: DomainContext, actor: Actor, req: PageRequest) {
+  authorize(actor, 'self:manage');
+  const [rows, count] = await ctx.em.findAndCount(
+    Membership,
+    { user: actor.userId!, group: { kind: 'organization', state: 'active' } },
+    { populate: ['group'], orderBy: { group: { name: 'asc' } }, offset: req.offset, limit: req.limit },
+  );
+  return page(
+    rows.map((m) => ({ ...presentGroup(m.group as Group), role: m.role })),
+    count,
+    req,
+  );
+}
+
+function normalise(fields: GroupFields) {
+  return {
+    name: fields.name,
+    title: fields.title?.trim() || fields.name,
+    description: fields.description ?? null,
+    imageUrl: fields.imageUrl ?? null,
+  };
+}
+
+async function flushUnique(ctx: DomainContext, kind: GroupKind) {
+  try {
+    await ctx.em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      throw conflict(`An ${kind === 'organization' ? 'organization' : 'category'} with this name already exists.`, [
+        { path: 'name', message: 'is already taken' },
+      ]);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+export { User } from './user.ts';
+export { Session } from './session.ts';
+export { ApiToken } from './api-token.ts';
+export { Group, GROUP_KINDS, type GroupKind } from './group.ts';
+export { Membership, MEMBER_ROLES, type MemberRole } from './membership.ts';
+export { Tag } from './tag.ts';
+export { LoginThrottle } from './login-throttle.ts';
+
+import { ApiToken } from './api-token.ts';
+import { Group } from './group.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { Membership } from './membership.ts';
+import { Session } from './session.ts';
+import { Tag } from './tag.ts';
+import { User } from './user.ts';
+
+export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle];

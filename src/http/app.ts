@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { v1Routes } from '../api/v1/index.ts';
+import { checkHealth } from '../domain/health.ts';
+import type { Services } from '../services.ts';
+import { docsRouter } from './docs.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { problemErrors } from './middleware/errors.ts';
+import { requestId } from './middleware/request-id.ts';
+import { buildOpenApi } from './openapi.ts';
+import { mountRoutes } from './route.ts';
+
+/** Assembles the Koa app: request id and logs → problem+json errors → body → caller → routes. */
+export function createHttpApp(services: Services) {
+  const app = new Koa({ proxy: services.config.http.trustProxy });
+  app.silent = true;
+
+  const v1 = new Router({ prefix: '/api/v1' });
+  mountRoutes(v1, v1Routes);
+
+  const health = new Router();
+  health.get('/api/health', async (ctx) => {
+    const report = await checkHealth(services);
+    ctx.status = report.status === 'down' ? 503 : 200;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = report;
+  });
+
+  const docs = docsRouter(buildOpenApi(v1Routes, services.config.http.publicUrl));
+
+  app.use(requestId(services.log));
+  app.use(problemErrors);
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(health.routes());
+  app.use(docs.routes());
+  app.use(koaBody({ jsonLimit: services.config.http.maxJsonBody, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
+  app.use(authenticate(services));
+  app.use(v1.routes());
+  app.use(v1.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,68 @@
+import type { Context, Middleware } from 'koa';
+import { anonymous, type Actor } from '../../domain/actor.ts';
+import { userForSession } from '../../domain/auth/sessions.ts';
+import { userForToken } from '../../domain/auth/tokens.ts';
+import type { DomainContext } from '../../domain/context.ts';
+import { DomainError, forbidden } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `__Secure-` only over HTTPS, where browsers accept it (DESIGN §4). */
+export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-almanac_session' : 'almanac_session');
+
+const invalidToken = () =>
+  new DomainError(401, 'invalid_token', 'Authentication failed', 'The API token is malformed, unknown, expired or revoked.');
+
+/**
+ * Gives each request its own EntityManager fork and resolves who is calling: a Bearer token, else the
+ * session cookie, else anonymous. A bad token is a 401 at once; a stale cookie just means anonymous.
+ */
+export function authenticate(services: Services): Middleware {
+  const publicOrigin = new URL(services.config.http.publicUrl).origin;
+  return async (ctx, next) => {
+    const domain: DomainContext = {
+      em: services.orm.em.fork(),
+      config: services.config,
+      log: ctx.log,
+      workflows: services.workflows,
+    };
+    ctx.state.domain = domain;
+
+    let actor: Actor = anonymous;
+    const authorization = ctx.get('Authorization');
+    if (authorization) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      const user = match ? await userForToken(domain, match[1]) : null;
+      if (!user) throw invalidToken();
+      actor = { userId: user.id, sysadmin: user.sysadmin };
+    } else {
+      const unsafe = !SAFE_METHODS.has(ctx.method);
+      const origin = requestOrigin(ctx);
+      const allowed = origin !== undefined && [publicOrigin, `${ctx.protocol}://${ctx.host}`].includes(origin);
+      // A browser posting from another site must not act with our cookie, nor log someone in (login CSRF).
+      if (unsafe && origin !== undefined && !allowed) throw forbidden('Cross-origin request refused: the Origin does not match this site.');
+      const secret = ctx.cookies.get(sessionCookieName(ctx));
+      const user = secret ? await userForSession(domain, secret) : null;
+      if (user) {
+        if (unsafe && !allowed) throw forbidden('A cookie-authenticated change must come with an Origin header from this site.');
+        actor = { userId: user.id, sysadmin: user.sysadmin };
+        ctx.state.sessionSecret = secret;
+      }
+    }
+    ctx.state.actor = actor;
+    await next();
+  };
+}
+
+function requestOrigin(ctx: Context): string | undefined {
+  const origin = ctx.get('Origin');
+  if (origin && origin !== 'null') return origin;
+  const referer = ctx.get('Referer');
+  if (!referer) return origin === 'null' ? 'null' : undefined;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return 'null';
+  }
+}

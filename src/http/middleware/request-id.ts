@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare module 'koa' {
+  interface DefaultContext {
+    log: Logger;
+  }
+}
+
+/**
+ * One id per request: the caller's X-Request-Id when it is a safe token, else a new UUID. It is echoed
+ * on the response and stamped on every log line of the request, with the outcome logged once at the end.
+ */
+export function requestId(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const id = SAFE_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set('X-Request-Id', id);
+    ctx.log = log.child({ reqId: id });
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,89 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z, type ZodObject, type ZodType } from 'zod';
+import type { Actor } from '../domain/actor.ts';
+import type { DomainContext } from '../domain/context.ts';
+import { DomainError } from '../domain/errors.ts';
+import { fieldErrors } from './validate.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** Who may call, for the docs; the rule itself is enforced by src/policies through the domain. */
+export type Access = 'public' | 'user' | 'sysadmin';
+
+type Infer<T> = T extends ZodType ? z.output<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  actor: Actor;
+  domain: DomainContext;
+  ctx: Context;
+}
+
+export interface Route<P extends ZodObject | undefined = any, Q extends ZodObject | undefined = any, B extends ZodType | undefined = any> {
+  method: Method;
+  /** OpenAPI style: `/organizations/{nameOrId}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Status of a successful response (a handler may set ctx.state.status); returning undefined answers 204. */
+  status?: number;
+  response?: ZodType;
+  handle(input: RouteInput<P, Q, B>): Promise<unknown>;
+}
+
+export const defineRoute = <P extends ZodObject | undefined = undefined, Q extends ZodObject | undefined = undefined, B extends ZodType | undefined = undefined>(
+  route: Route<P, Q, B>,
+) => route;
+
+const invalidParameters = (err: z.ZodError) =>
+  new DomainError(400, 'invalid_parameters', 'Invalid query parameters', 'Some query parameters are invalid.', fieldErrors(err));
+
+/** Registers routes on a Koa router: parse (zod) → handler → present. */
+export function mountRoutes(router: Router, routes: Route[]) {
+  for (const route of routes) {
+    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    router[route.method](koaPath, async (ctx) => {
+      const params = route.params ? route.params.parse(ctx.params) : undefined;
+      let query;
+      if (route.query) {
+        const parsed = route.query.safeParse(normaliseQuery(ctx.query));
+        if (!parsed.success) throw invalidParameters(parsed.error);
+        query = parsed.data;
+      }
+      let body;
+      if (route.body) {
+        if (ctx.request.length && !ctx.request.is('application/json', 'application/*+json')) {
+          throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+        }
+        const parsed = route.body.safeParse(ctx.request.body);
+        if (!parsed.success) throw new DomainError(422, 'validation_failed', 'Validation failed', 'The request body has invalid fields.', fieldErrors(parsed.error));
+        body = parsed.data;
+      }
+      const result = await route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
+      if (result === undefined) {
+        ctx.status = 204;
+        return;
+      }
+      ctx.status = ctx.state.status ?? route.status ?? 200;
+      ctx.body = result;
+    });
+  }
+}
+
+/** `tags[]=a&tags[]=b` and `tags=a&tags=b` both arrive as `tags: [a, b]`. */
+function normaliseQuery(query: Record<string, string | string[] | undefined>) {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    const prev = out[name];
+    out[name] = prev === undefined ? value : ([] as string[]).concat(prev, value);
+  }
+  return out;
+}

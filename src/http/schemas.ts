@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** Building blocks shared by route schemas. */
+export const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{1,99}$/, 'must be 2–100 lowercase letters, digits, - or _, starting with a letter or digit');
+
+export const username = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_.-]{1,99}$/, 'must be 2–100 lowercase letters, digits, ., - or _, starting with a letter or digit');
+
+export const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
+export const email = z.email('must be an email address').max(320);
+export const displayName = z.string().trim().min(1).max(200);
+
+export const nameOrIdParams = z.object({ nameOrId: z.string().min(1).max(200) });
+
+const intParam = (def: number, max?: number) => {
+  let n = z.coerce.number().int('must be an integer').min(0, 'must be 0 or more');
+  if (max !== undefined) n = n.max(max, `must be at most ${max}`);
+  return n.default(def);
+};
+
+/** Paging of DESIGN §4: limit 20 by default, 100 at most (more is a 400), offset 0. */
+export const paging = {
+  offset: intParam(0),
+  limit: intParam(20, 100).pipe(z.number().min(1, 'must be at least 1')),
+};
+
+/** A boolean query flag: `?x`, `?x=true`, `?x=1` are true; `false`/`0` false. */
+export const flag = z
+  .union([z.literal(''), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === '' || v === 'true' || v === '1');
+
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ count: z.number().int(), offset: z.number().int(), limit: z.number().int(), results: z.array(item) });
+
+export const UserRecord = z
+  .object({
+    id: z.uuid(),
+    username: z.string(),
+    email: z.string().optional().describe('Only for the user themself and sysadmins'),
+    displayName: z.string().nullable(),
+    sysadmin: z.boolean(),
+    state: z.enum(['active', 'deleted']),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'User' });
+
+export const UserSummary = z
+  .object({ id: z.uuid(), username: z.string(), displayName: z.string().nullable() })
+  .meta({ id: 'UserSummary' });
+
+export const GroupRecord = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    imageUrl: z.string().nullable(),
+    state: z.enum(['active', 'deleted']),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Group', description: 'An organization or a category' });
+
+export const MemberRecord = z
+  .object({ userId: z.uuid(), username: z.string(), displayName: z.string().nullable(), role: z.enum(['member', 'editor', 'admin']) })
+  .meta({ id: 'Member' });
+
+export const Accepted = z
+  .object({ workflowId: z.string(), runId: z.string(), uiUrl: z.string() })
+  .meta({ id: 'AcceptedJob', description: 'A background job was started (or joined) in Temporal' });

@@ -1,0 +1,52 @@
+import type { Actor } from '../domain/actor.ts';
+import { forbidden, unauthenticated } from '../domain/errors.ts';
+import type { MemberRole } from '../entities/index.ts';
+import type { RecordState } from '../entities/base.ts';
+
+/**
+ * Every permission decision of spec §5 lives in this table: one pure rule per action, over the actor
+ * and the facts about the subject the caller already loaded (its state, the actor's role in it).
+ */
+export interface GroupSubject {
+  state: RecordState;
+  /** The actor's role in this organization or category, or null when not a member. */
+  role: MemberRole | null;
+}
+
+export interface OwnedSubject {
+  ownerId: string;
+}
+
+const RANK: Record<MemberRole, number> = { member: 1, editor: 2, admin: 3 };
+export const hasRole = (role: MemberRole | null, atLeast: MemberRole) => role !== null && RANK[role] >= RANK[atLeast];
+
+const rules = {
+  'group:list-deleted': (a: Actor) => a.sysadmin,
+  'group:create': (a: Actor) => a.sysadmin,
+  'group:read': (a: Actor, s: GroupSubject) => s.state === 'active' || a.sysadmin,
+  'group:update': (a: Actor, s: GroupSubject) => a.sysadmin || hasRole(s.role, 'admin'),
+  'group:delete': (a: Actor, s: GroupSubject) => a.sysadmin || hasRole(s.role, 'admin'),
+  'group:restore': (a: Actor) => a.sysadmin,
+  'group:purge': (a: Actor) => a.sysadmin,
+  'group:read-members': (a: Actor, s: GroupSubject) => a.sysadmin || hasRole(s.role, 'member'),
+  'group:manage-members': (a: Actor, s: GroupSubject) => a.sysadmin || hasRole(s.role, 'admin'),
+  'user:search': (a: Actor) => a.userId !== null,
+  'user:administer': (a: Actor) => a.sysadmin,
+  'token:manage': (a: Actor, s: OwnedSubject) => a.userId === s.ownerId,
+  'self:manage': (a: Actor) => a.userId !== null,
+} satisfies Record<string, (actor: Actor, subject: never) => boolean>;
+
+export type Action = keyof typeof rules;
+type SubjectOf<A extends Action> = Parameters<(typeof rules)[A]>[1];
+type ActionArgs<A extends Action> = SubjectOf<A> extends undefined ? [] : [subject: NonNullable<SubjectOf<A>>];
+
+export function can<A extends Action>(actor: Actor, action: A, ...[subject]: ActionArgs<A>): boolean {
+  const rule = rules[action] as (actor: Actor, subject: unknown) => boolean;
+  return rule(actor, subject);
+}
+
+/** Throws 401 for an anonymous caller and 403 for a signed-in one when the rule says no. */
+export function authorize<A extends Action>(actor: Actor, action: A, ...args: ActionArgs<A>): void {
+  if (can(actor, action, ...args)) return;
+  throw actor.userId === null ? unauthenticated() : forbidden();
+}

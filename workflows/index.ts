@@ -1,0 +1,1 @@
+export { purgeOrganizationWorkflow } from './purge-organization.ts';
