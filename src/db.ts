@@ -22,6 +22,7 @@ export function ormOptions(clientUrl: string): Options {
       snapshotName: '.snapshot-almanac',
       transactional: true,
       allOrNothing: true,
+      silent: true,
     },
     pool: { min: 0, max: 10 },
     forceUtcTimezone: true,

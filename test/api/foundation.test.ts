@@ -1,0 +1,112 @@
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp({ MAX_JSON_BODY: '64kb' });
+});
+test.after.always(async () => app?.stop());
+
+const isProblem = (t: any, reply: { status: number; headers: Headers; body: any }, status: number, code: string) => {
+  t.is(reply.status, status);
+  t.is(reply.headers.get('content-type'), 'application/problem+json');
+  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
+  t.is(typeof reply.body.title, 'string');
+};
+
+test('GET /api/health reports each component', async (t) => {
+  const res = await app.api.get('/api/health');
+  t.is(res.status, 200);
+  t.deepEqual(res.body, { status: 'ok', components: { database: 'ok', temporal: 'ok', storage: 'ok' } });
+});
+
+test('GET /api/v1/site/settings describes the site', async (t) => {
+  const res = await app.api.get('/api/v1/site/settings');
+  t.is(res.status, 200);
+  t.deepEqual(res.body, {
+    siteName: 'Almanac',
+    registrationEnabled: true,
+    version: '0.1.0',
+    features: { semanticSearch: false, mcp: false },
+  });
+});
+
+test('an unknown route is a 404 problem', async (t) => {
+  isProblem(t, await app.api.get('/api/v1/no-such-thing'), 404, 'not_found');
+  isProblem(t, await app.api.get('/elsewhere'), 404, 'not_found');
+});
+
+test('a wrong method on a known route is a 405 problem', async (t) => {
+  const res = await app.api.request('PATCH', '/api/v1/organizations');
+  isProblem(t, res, 405, 'method_not_allowed');
+});
+
+test('malformed JSON is a 400 problem, and the body never reaches the log', async (t) => {
+  const res = await app.api.post('/api/v1/auth/login', '{"username": "root", "password": "leaky-secret-42"');
+  isProblem(t, res, 400, 'malformed_json');
+  t.false(app.logs.some((l) => l.includes('leaky-secret-42')));
+});
+
+test('a body over the limit is a 413 problem', async (t) => {
+  const res = await app.api.post('/api/v1/auth/register', { username: 'big', email: 'b@example.org', password: 'x'.repeat(100_000) });
+  isProblem(t, res, 413, 'payload_too_large');
+});
+
+test('a non-JSON body is a 415 problem', async (t) => {
+  const res = await app.api.post('/api/v1/auth/login', 'username=root', { headers: { 'Content-Type': 'text/plain' } });
+  isProblem(t, res, 415, 'unsupported_media_type');
+});
+
+test('validation failures are 422 with one entry per field path', async (t) => {
+  const res = await app.api.post('/api/v1/auth/register', { username: 'No Spaces', email: 'not-an-email', password: 'short', extra: 1 });
+  isProblem(t, res, 422, 'validation_failed');
+  const paths = res.body.errors.map((e: { path: string }) => e.path).sort();
+  t.deepEqual(paths, ['email', 'extra', 'password', 'username']);
+});
+
+test('paging above the maximum is a 400 naming the parameter', async (t) => {
+  const res = await app.api.get('/api/v1/organizations?limit=101');
+  isProblem(t, res, 400, 'invalid_parameters');
+  t.deepEqual(res.body.errors, [{ path: 'limit', message: 'must be at most 100' }]);
+});
+
+test('every response carries an X-Request-Id, and a safe incoming one is echoed', async (t) => {
+  const fresh = await app.api.get('/api/health');
+  t.regex(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const echoed = await app.api.get('/api/v1/nope', { headers: { 'X-Request-Id': 'trace-abc.123' } });
+  t.is(echoed.headers.get('x-request-id'), 'trace-abc.123');
+  t.true(app.logs.some((l) => l.includes('"reqId":"trace-abc.123"')));
+  const unsafe = await app.api.get('/api/health', { headers: { 'X-Request-Id': 'bad id with spaces' } });
+  t.not(unsafe.headers.get('x-request-id'), 'bad id with spaces');
+});
+
+test('the OpenAPI 3.1 document describes the routes with their validators', async (t) => {
+  const res = await app.api.get('/api/v1/openapi.json');
+  t.is(res.status, 200);
+  t.is(res.body.openapi, '3.1.0');
+  const register = res.body.paths['/api/v1/auth/register'].post;
+  const schema = register.requestBody.content['application/json'].schema;
+  const resolved = schema.$ref ? res.body.components.schemas[schema.$ref.split('/').pop()] : schema;
+  t.deepEqual([...resolved.required].sort(), ['email', 'password', 'username']);
+  t.is(resolved.properties.password.minLength, 8);
+  for (const path of ['/api/v1/organizations/{nameOrId}/members', '/api/v1/groups/{nameOrId}/purge', '/api/v1/admin/users/{userId}', '/api/v1/api-tokens/{id}', '/api/v1/tags/{id}']) {
+    t.truthy(res.body.paths[path], path);
+  }
+  const limit = res.body.paths['/api/v1/organizations'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+  t.is(limit.schema.maximum, 100);
+});
+
+test('the docs page loads Swagger UI from this server', async (t) => {
+  const page = await app.api.get('/api/docs');
+  t.is(page.status, 200);
+  t.regex(page.text, /\/api\/v1\/openapi\.json/);
+  const bundle = await fetch(`${app.url}/api/docs/swagger-ui-bundle.js`);
+  t.is(bundle.status, 200);
+  t.regex(bundle.headers.get('content-type') ?? '', /javascript/);
+});
+
+test('GET /tags is an empty list until datasets exist, and an unknown tag is 404', async (t) => {
+  const list = await app.api.get('/api/v1/tags');
+  t.deepEqual(list.body, { count: 0, offset: 0, limit: 20, results: [] });
+  isProblem(t, await app.api.get('/api/v1/tags/climate'), 404, 'not_found');
+});

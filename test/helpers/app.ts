@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startAlmanac, type RunningAlmanac } from '../../src/runtime/almanac.ts';
+import { ApiClient } from './client.ts';
+
+export const ADMIN = { username: 'root', password: 'root-password-1', email: 'root@example.org' };
+
+export interface TestApp {
+  url: string;
+  api: ApiClient;
+  almanac: RunningAlmanac;
+  taskQueue: string;
+  /** Every log line the app wrote, as raw JSON text. */
+  logs: string[];
+  /** An API token of the initial sysadmin. */
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real app in this process, on its own fresh database in the suite's PostgreSQL and its own
+ * task queue on the suite's Temporal server, listening on a free port. One per test file.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const baseUrl = process.env.TEST_PG_URL;
+  const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!baseUrl || !temporalAddress) throw new Error('run the suite with `npm test`, which starts PostgreSQL and Temporal');
+
+  const suffix = randomBytes(6).toString('hex');
+  const database = `almanac_test_${suffix}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  await admin.end();
+
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-app-'));
+  const taskQueue = `almanac-test-${suffix}`;
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ALMANAC_DATA_DIR: dataDir,
+    DATABASE_URL: baseUrl.replace(/\/postgres$/, `/${database}`),
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    RUN_WORKER: 'true',
+    LOG_LEVEL: 'debug',
+    ALMANAC_ADMIN_USERNAME: ADMIN.username,
+    ALMANAC_ADMIN_PASSWORD: ADMIN.password,
+    ALMANAC_ADMIN_EMAIL: ADMIN.email,
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const almanac = await startAlmanac(config, createLogger(config.logLevel, sink));
+  const api = new ApiClient(almanac.url);
+  const login = await api.login(ADMIN.username, ADMIN.password);
+  const token = await api.post('/api/v1/api-tokens', { name: 'test admin' }, { cookie: login.cookie });
+  return {
+    url: almanac.url,
+    api,
+    almanac,
+    taskQueue,
+    logs,
+    adminToken: token.body.token,
+    async stop() {
+      await almanac.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

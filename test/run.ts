@@ -1,0 +1,43 @@
+/**
+ * `npm test`: starts the engines the suite shares (embedded PostgreSQL and an in-memory Temporal dev
+ * server, both on free ports), runs ava against them, then stops them. Each test file creates its own
+ * database and Temporal task queue, so files run in parallel without seeing each other.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger } from '../src/logger.ts';
+import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
+import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { freePort } from './helpers/ports.ts';
+
+const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
+const started = Date.now();
+const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-'));
+// mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
+await fs.chmod(dir, 0o755);
+const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+const temporal = await startTemporalDevServer(
+  { port: await freePort(), uiPort: 0, namespace: 'default', ui: false, cliPath: process.env.TEMPORAL_CLI_PATH },
+  log,
+).catch(async (err) => {
+  await pg.stop();
+  throw err;
+});
+console.log(`test engines ready in ${((Date.now() - started) / 1000).toFixed(1)}s (postgres ${pg.url('postgres').split('@')[1]}, temporal ${temporal.address})`);
+
+const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_PG_URL: pg.url('postgres'), TEST_TEMPORAL_ADDRESS: temporal.address },
+});
+const forward = (signal: NodeJS.Signals) => ava.kill(signal);
+process.on('SIGINT', forward);
+process.on('SIGTERM', forward);
+const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+
+await temporal.stop();
+await pg.stop();
+await fs.rm(dir, { recursive: true, force: true });
+console.log(`suite finished in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+process.exit(code);
