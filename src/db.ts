@@ -1,6 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { allEntities } from './entities/index.ts';
@@ -35,7 +36,20 @@ export async function openDatabase(clientUrl: string) {
   return MikroORM.init(ormOptions(clientUrl));
 }
 
+/**
+ * Applies pending migrations. API and worker processes may start together, so they take turns under
+ * a Postgres advisory lock held on a connection of its own.
+ */
 export async function migrate(orm: MikroORM, log: Logger) {
-  const applied = await orm.getMigrator().up();
-  if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await orm.getMigrator().up();
+    if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+  } finally {
+    await lock.end();
+  }
 }
+
+const MIGRATION_LOCK = 0x616c6d; // 'alm'
