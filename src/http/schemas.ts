@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { isUuid } from '../domain/ids.ts';
 
 /** Building blocks shared by route schemas. */
 export const slug = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{1,99}$/, 'must be 2–100 lowercase letters, digits, - or _, starting with a letter or digit');
+  .regex(/^[a-z0-9][a-z0-9_-]{1,99}$/, 'must be 2–100 lowercase letters, digits, - or _, starting with a letter or digit')
+  // {nameOrId} reads a UUID as an id, so a UUID-shaped name could never be found by name.
+  .refine((name) => !isUuid(name), 'must not have the form of a UUID');
 
 export const username = z
   .string()

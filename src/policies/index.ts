@@ -34,6 +34,7 @@ const rules = {
   'user:administer': (a: Actor) => a.sysadmin,
   'token:manage': (a: Actor, s: OwnedSubject) => a.userId === s.ownerId,
   'self:manage': (a: Actor) => a.userId !== null,
+  'site:administer': (a: Actor) => a.sysadmin,
 } satisfies Record<string, (actor: Actor, subject: never) => boolean>;
 
 export type Action = keyof typeof rules;

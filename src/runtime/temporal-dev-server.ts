@@ -52,7 +52,12 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
   if (opts.ui === false) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
 
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A dev server left behind by a killed run would answer in place of ours; refuse rather than share it.
+  if (await canConnect(opts.port)) {
+    throw new Error(`port ${opts.port} is already in use: stop what listens there, or set TEMPORAL_DEV_PORT`);
+  }
+  // Its own process group: a Ctrl-C in the terminal reaches us alone, and we stop the server in order.
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {

@@ -80,9 +80,13 @@ export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: Gr
   await ctx.em.flush();
 }
 
+/**
+ * Restore and purge are sysadmin-only whatever the group: the rule is decided before the lookup, so
+ * anyone else gets 401/403 (not the 404 a deleted group shows them) and learns nothing about what exists.
+ */
 export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
-  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   authorize(actor, 'group:restore');
+  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   group.state = 'active';
   group.deletedAt = null;
   await ctx.em.flush();
@@ -91,8 +95,8 @@ export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: Group
 
 /** Purge needs a soft delete first, so nothing disappears by one mistaken call. */
 export async function loadPurgeable(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
-  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   authorize(actor, 'group:purge');
+  const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   if (group.state !== 'deleted') throw conflict(`Only a deleted ${kind} can be purged; delete it first.`);
   return group;
 }
