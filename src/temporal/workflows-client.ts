@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { purgeOrganizationWorkflow } from '../../workflows/index.ts';
 
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
@@ -16,15 +16,27 @@ export class Workflows {
     return new Workflows(new Client({ connection, namespace: opts.namespace }), opts.taskQueue, opts.uiUrl);
   }
 
+  /**
+   * A running purge is joined; a completed one is not run again (a request racing its last step gets
+   * that run back); a failed one may be re-run.
+   */
   async startOrganizationPurge(orgId: string) {
     const workflowId = purgeOrgWorkflowId(orgId);
-    const handle = await this.client.workflow.start<typeof purgeOrganizationWorkflow>('purgeOrganizationWorkflow', {
-      taskQueue: this.taskQueue,
-      workflowId,
-      args: [orgId],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-    return { workflowId, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(workflowId) };
+    let runId: string;
+    try {
+      const handle = await this.client.workflow.start<typeof purgeOrganizationWorkflow>('purgeOrganizationWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [orgId],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
+      runId = handle.firstExecutionRunId;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      runId = (await this.client.workflow.getHandle(workflowId).describe()).runId;
+    }
+    return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
   }
 
   workflowUiUrl(workflowId: string) {

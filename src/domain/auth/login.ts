@@ -17,11 +17,13 @@ const invalidCredentials = () =>
 
 /** Checks credentials under the login throttle and opens a session. */
 export async function login(ctx: DomainContext, credentials: Credentials, clientIp: string) {
-  const account = (credentials.username ?? credentials.email ?? '').toLowerCase();
+  const identifier = (credentials.username ?? credentials.email ?? '').toLowerCase();
+  const user = await ctx.em.findOne(User, credentials.username ? { username: identifier } : { email: identifier });
+  // Failures count against the account however it is named (username or email); an unknown name counts on its own.
+  const account = user ? `id:${user.id}` : `name:${identifier}`;
   const throttle = new LoginThrottle(ctx.em, ctx.config.auth.loginThrottle);
   await throttle.assertAllowed(account, clientIp);
 
-  const user = await ctx.em.findOne(User, credentials.username ? { username: account } : { email: account });
   const ok =
     user && user.state === 'active'
       ? await verifyPassword(credentials.password, user.passwordHash)

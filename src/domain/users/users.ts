@@ -140,24 +140,40 @@ export interface UserPatch {
 
 export async function adminUpdateUser(ctx: DomainContext, actor: Actor, userId: string, patch: UserPatch) {
   authorize(actor, 'user:administer');
-  const user = await loadUser(ctx, userId);
-  if (patch.sysadmin === false && user.sysadmin) await assertAnotherSysadmin(ctx, user);
-  if (patch.email !== undefined) {
-    const email = patch.email.toLowerCase();
-    if (email !== user.email && (await ctx.em.count(User, { email }))) {
+  // Hashing is slow; do it before the transaction so no lock is held meanwhile.
+  const passwordHash = patch.password !== undefined ? await hashPassword(patch.password) : undefined;
+  const user = await emailUnique(ctx.em.transactional(async (em) => {
+    const user = await loadUser({ ...ctx, em }, userId);
+    if (patch.sysadmin === false && user.sysadmin) await assertAnotherSysadmin({ ...ctx, em }, user);
+    if (patch.email !== undefined) {
+      const email = patch.email.toLowerCase();
+      if (email !== user.email && (await em.count(User, { email }))) {
+        throw conflict('Another account uses this email.', [{ path: 'email', message: 'is already registered' }]);
+      }
+      user.email = email;
+    }
+    if (patch.displayName !== undefined) user.displayName = patch.displayName;
+    if (patch.sysadmin !== undefined) user.sysadmin = patch.sysadmin;
+    if (passwordHash !== undefined) {
+      user.passwordHash = passwordHash;
+      // A new password ends every session that knew the old one; tokens are kept (they are separate credentials).
+      await em.nativeDelete(Session, { user: user.id });
+    }
+    return user;
+  }));
+  return presentUser(user, { withEmail: true });
+}
+
+/** A concurrent change that took the email between our check and the write is the same 409. */
+async function emailUnique<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
       throw conflict('Another account uses this email.', [{ path: 'email', message: 'is already registered' }]);
     }
-    user.email = email;
+    throw err;
   }
-  if (patch.displayName !== undefined) user.displayName = patch.displayName;
-  if (patch.sysadmin !== undefined) user.sysadmin = patch.sysadmin;
-  if (patch.password !== undefined) {
-    user.passwordHash = await hashPassword(patch.password);
-    // A new password ends every session that knew the old one; tokens are kept (they are separate credentials).
-    await ctx.em.nativeDelete(Session, { user: user.id });
-  }
-  await ctx.em.flush();
-  return presentUser(user, { withEmail: true });
 }
 
 /** Soft delete: the account stops working on the very next request, its sessions and tokens are gone for good. */
@@ -197,8 +213,16 @@ async function loadUser(ctx: DomainContext, userId: string) {
   return user;
 }
 
-/** The site must keep one active sysadmin, or nobody could administer it again. */
+/** Any fixed number, shared by every transaction that may take away an active sysadmin. */
+const SYSADMIN_REMOVAL_LOCK = 0x616c6d01;
+
+/**
+ * The site must keep one active sysadmin, or nobody could administer it again. Call it inside the
+ * transaction that demotes or deletes `user`: the lock, held until that transaction ends, makes two
+ * sysadmins removing each other at once take turns, so the second one sees the first one's change.
+ */
 async function assertAnotherSysadmin(ctx: DomainContext, user: User) {
+  await ctx.em.execute('select pg_advisory_xact_lock(?)', [SYSADMIN_REMOVAL_LOCK]);
   const others = await ctx.em.count(User, { sysadmin: true, state: 'active', id: { $ne: user.id } });
   if (others === 0) throw conflict('This is the last active sysadmin; make another user sysadmin first.');
 }

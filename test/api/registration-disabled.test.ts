@@ -1,0 +1,42 @@
+import test, { type ExecutionContext } from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { Reply } from '../helpers/client.ts';
+
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp({ REGISTRATION_ENABLED: 'false' });
+});
+test.after.always(async () => app?.stop());
+
+const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
+  t.is(reply.status, status, reply.text);
+  t.is(reply.headers.get('content-type'), 'application/problem+json');
+  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
+  t.is(typeof reply.body?.title, 'string');
+};
+
+test('site settings say registration is off', async (t) => {
+  const res = await app.api.get('/api/v1/site/settings');
+  t.is(res.status, 200);
+  t.is(res.body.registrationEnabled, false);
+});
+
+test('register is 403 registration_disabled and creates nobody', async (t) => {
+  const res = await app.api.post('/api/v1/auth/register', { username: 'closed-amy', email: 'closed-amy@example.org', password: 'password-123' });
+  isProblem(t, res, 403, 'registration_disabled');
+  const found = await app.api.get('/api/v1/admin/users?q=closed-amy', { token: app.adminToken });
+  t.is(found.body.count, 0);
+  isProblem(t, await app.api.login('closed-amy', 'password-123'), 401, 'invalid_credentials');
+});
+
+test('a sysadmin can still create accounts, and those can log in', async (t) => {
+  const created = await app.api.post(
+    '/api/v1/admin/users',
+    { username: 'closed-bo', email: 'closed-bo@example.org', password: 'password-123' },
+    { token: app.adminToken },
+  );
+  t.is(created.status, 201, created.text);
+  const login = await app.api.login('closed-bo', 'password-123');
+  t.is(login.status, 200, login.text);
+  t.is((await app.api.get('/api/v1/users/me', { cookie: login.cookie })).body.username, 'closed-bo');
+});
