@@ -1,10 +1,17 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createActivities, type Activities } from '../../activities/index.ts';
 import { startWorker, type RunningWorker } from '../../src/temporal/worker.ts';
 import { purgeOrgWorkflowId } from '../../src/temporal/workflows-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// A recorded run (with its failed first attempt); `RECORD_HISTORIES=1 npm test -- <this file>` refreshes it.
+const HISTORY_FILE = path.resolve('test/temporal/histories/purge-organization.json');
 
 let app: TestApp;
 let worker: RunningWorker;
@@ -56,6 +63,10 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
   });
   t.deepEqual(result, { memberships: 1, removed: true });
   t.deepEqual(attempts, [1, 2]);
+  if (process.env.RECORD_HISTORIES) {
+    const args = ['workflow', 'show', '-w', purgeOrgWorkflowId(orgId), '--address', process.env.TEST_TEMPORAL_ADDRESS!, '-o', 'json'];
+    await fs.writeFile(HISTORY_FILE, execFileSync('temporal', args));
+  }
   t.is((await app.api.get(`/api/v1/organizations/${orgId}`, { token: app.adminToken })).status, 404);
   const mine = await app.api.get('/api/v1/users/me/organizations', { token: member.token });
   t.is(mine.body.count, 0);
@@ -77,4 +88,12 @@ test.serial('a purge of an organization restored meanwhile is abandoned without 
   const org = await app.api.get(`/api/v1/organizations/${orgId}`);
   t.is(org.status, 200);
   t.is(org.body.state, 'active');
+});
+
+test('the purge workflow replays a recorded history deterministically', async (t) => {
+  const history = JSON.parse(await fs.readFile(HISTORY_FILE, 'utf8'));
+  t.true(history.events.length > 10);
+  await t.notThrowsAsync(
+    Worker.runReplayHistory({ workflowsPath: path.resolve('workflows/index.ts'), replayName: 'purge-organization' }, history),
+  );
 });
