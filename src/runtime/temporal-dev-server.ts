@@ -58,6 +58,10 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
   }
   // Its own process group: a Ctrl-C in the terminal reaches us alone, and we stop the server in order.
   const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Should we exit without stop() (a second Ctrl-C, a crash), the server must not outlive us.
+  const stopWithUs = () => child.kill('SIGTERM');
+  process.on('exit', stopWithUs);
+  child.once('exit', () => process.off('exit', stopWithUs));
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {

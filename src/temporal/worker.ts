@@ -24,6 +24,8 @@ export async function startWorker(opts: {
 }): Promise<RunningWorker> {
   if (!runtimeInstalled) {
     Runtime.install({
+      // The process stops the worker itself, in order, after the HTTP server has drained.
+      shutdownSignals: [],
       logger: new DefaultLogger('INFO', ({ level, message, meta }) => {
         const method = level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'debug';
         opts.log[method]({ component: 'temporal-worker', ...meta }, message);
