@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { ADMIN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { isProblem } from '../helpers/problem.ts';
 import type { Reply } from '../helpers/client.ts';
 
 let app: TestApp;
@@ -11,12 +12,6 @@ test.before(async () => {
 });
 test.after.always(async () => app?.stop());
 
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
-  t.is(typeof reply.body?.title, 'string');
-};
 const paths = (res: Reply) => (res.body.errors ?? []).map((e: { path: string }) => e.path).sort();
 
 const admin = () => ({ token: app.adminToken });

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Reply } from '../helpers/client.ts';
 
@@ -18,13 +19,6 @@ test.before(async () => {
   });
 });
 test.after.always(async () => app?.stop());
-
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
-  t.is(typeof reply.body?.title, 'string');
-};
 
 /** A client IP of its own for every call, so throttle counts never leak between tests. */
 let ipCounter = 0;

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth, Reply } from '../helpers/client.ts';
 
@@ -32,13 +33,6 @@ const as = (user: User): Auth => ({ token: user.token });
 /** Tests in this file run concurrently: every name they create carries its own counter. */
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { type: `https://almanac.dev/problems/${code}`, status, code });
-  t.is(typeof reply.body?.title, 'string');
-};
 
 const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
 

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
@@ -6,13 +7,6 @@ test.before(async () => {
   app = await startTestApp({ MAX_JSON_BODY: '64kb' });
 });
 test.after.always(async () => app?.stop());
-
-const isProblem = (t: any, reply: { status: number; headers: Headers; body: any }, status: number, code: string) => {
-  t.is(reply.status, status);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
-  t.is(typeof reply.body.title, 'string');
-};
 
 test('GET /api/health reports each component', async (t) => {
   const res = await app.api.get('/api/health');

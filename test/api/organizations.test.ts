@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth, Reply } from '../helpers/client.ts';
 
@@ -31,13 +32,6 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 const newUser = (prefix: string): Promise<User> => app.api.newUser(unique(prefix));
-
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { type: `https://almanac.dev/problems/${code}`, status, code });
-  t.is(typeof reply.body?.title, 'string');
-};
 
 const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
 

@@ -1,19 +1,12 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Reply } from '../helpers/client.ts';
 
 let app: TestApp;
 test.before(async () => {
   app = await startTestApp({ REGISTRATION_ENABLED: 'false' });
 });
 test.after.always(async () => app?.stop());
-
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
-  t.is(typeof reply.body?.title, 'string');
-};
 
 test('site settings say registration is off', async (t) => {
   const res = await app.api.get('/api/v1/site/settings');

@@ -1,4 +1,5 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
+import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Reply } from '../helpers/client.ts';
 
@@ -7,13 +8,6 @@ test.before(async () => {
   app = await startTestApp();
 });
 test.after.always(async () => app?.stop());
-
-const isProblem = (t: ExecutionContext, reply: Reply, status: number, code: string) => {
-  t.is(reply.status, status, reply.text);
-  t.is(reply.headers.get('content-type'), 'application/problem+json');
-  t.like(reply.body, { status, code, type: `https://almanac.dev/problems/${code}` });
-  t.is(typeof reply.body?.title, 'string');
-};
 
 /** Registers with a display name and an email that shares nothing with the username; returns a token. */
 async function newPerson(username: string, displayName: string, email: string) {

@@ -41,6 +41,11 @@ export class LoginThrottle {
   }
 
   async recordFailure(account: string, ip: string) {
+    // Windows that ended are dead weight; failures are rare enough to sweep them here.
+    await this.em.getConnection().execute(
+      'delete from login_throttle where window_start <= now() - make_interval(secs => ?)',
+      [this.limits.windowSeconds],
+    );
     for (const { key } of this.keys(account, ip)) {
       await this.em.getConnection().execute(
         `insert into login_throttle (key, window_start, failures) values (?, now(), 1)

@@ -9,6 +9,8 @@ export async function openSession(ctx: DomainContext, user: User): Promise<{ sec
   const expiresAt = new Date(Date.now() + ctx.config.auth.sessionTtlHours * 3600_000);
   ctx.em.create(Session, { user, secretHash: sha256Hex(secret), expiresAt });
   await ctx.em.flush();
+  // Each login sweeps that user's expired sessions, so the table does not grow without bound.
+  await ctx.em.nativeDelete(Session, { user: user.id, expiresAt: { $lte: new Date() } });
   return { secret, expiresAt };
 }
 
