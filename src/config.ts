@@ -21,6 +21,7 @@ const EnvSchema = z
     ALMANAC_DATA_DIR: z.string().min(1).default('./.data'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: booleanFlag.default(false),
+    TRUST_PROXY_HOPS: positiveInt.default(1),
     MAX_JSON_BODY: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
 
     DATABASE_URL: z
@@ -111,6 +112,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       host: e.HOST,
       publicUrl,
       trustProxy: e.TRUST_PROXY,
+      trustedProxyHops: e.TRUST_PROXY_HOPS,
       maxJsonBody: e.MAX_JSON_BODY,
     },
     logLevel: e.LOG_LEVEL,

@@ -13,7 +13,9 @@ import { mountRoutes } from './route.ts';
 
 /** Assembles the Koa app: request id and logs → problem+json errors → body → caller → routes. */
 export function createHttpApp(services: Services) {
-  const app = new Koa({ proxy: services.config.http.trustProxy });
+  // Only the entries our own proxies appended to X-Forwarded-For are trusted; the rest is the client's to forge.
+  const { trustProxy, trustedProxyHops } = services.config.http;
+  const app = new Koa({ proxy: trustProxy, maxIpsCount: trustedProxyHops });
   app.silent = true;
 
   const v1 = new Router({ prefix: '/api/v1' });

@@ -307,6 +307,26 @@ test('after too many failed logins for one account it is locked (429), even with
   t.is((await app.api.login('throttle-kim2', 'password-123', fromIp(freshIp()))).status, 200);
 });
 
+test('a burst of parallel guesses gets no more password checks than the limit', async (t) => {
+  t.is((await register('throttle-burst')).status, 201);
+  const replies = await Promise.all(
+    Array.from({ length: MAX_PER_ACCOUNT + 6 }, (_, i) => app.api.login('throttle-burst', `guess-${i}`, fromIp(freshIp()))),
+  );
+  const statuses = replies.map((r) => r.status);
+  t.is(statuses.filter((s) => s === 401).length, MAX_PER_ACCOUNT, statuses.join(','));
+  t.is(statuses.filter((s) => s === 429).length, 6, statuses.join(','));
+});
+
+test('a client cannot dodge the IP limit by forging X-Forwarded-For entries in front of the proxy one', async (t) => {
+  const ip = freshIp();
+  const statuses: number[] = [];
+  for (let i = 0; i <= MAX_PER_IP; i++) {
+    const forged = { headers: { 'X-Forwarded-For': `203.0.113.${i + 1}, ${ip}` } };
+    statuses.push((await app.api.login(`forger-${i}`, 'wrong-password', forged)).status);
+  }
+  t.deepEqual(statuses, [...Array(MAX_PER_IP).fill(401), 429]);
+});
+
 test('failures by email count against the account when logging in by username', async (t) => {
   t.is((await register('throttle-lee')).status, 201);
   for (let i = 0; i < MAX_PER_ACCOUNT; i++) {

@@ -22,14 +22,14 @@ export async function login(ctx: DomainContext, credentials: Credentials, client
   // Failures count against the account however it is named (username or email); an unknown name counts on its own.
   const account = user ? `id:${user.id}` : `name:${identifier}`;
   const throttle = new LoginThrottle(ctx.em, ctx.config.auth.loginThrottle);
-  await throttle.assertAllowed(account, clientIp);
+  await throttle.beginAttempt(account, clientIp);
 
   const ok =
     user && user.state === 'active'
       ? await verifyPassword(credentials.password, user.passwordHash)
       : await verifyAgainstDecoy(credentials.password);
   if (!ok || !user) {
-    await throttle.recordFailure(account, clientIp);
+    await throttle.recordFailure(clientIp);
     throw invalidCredentials();
   }
   await throttle.recordSuccess(account);
