@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z, type ZodObject, type ZodType } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, notFound, type FieldError } from '../domain/errors.ts';
 import { authorize } from '../policies/index.ts';
 import { fieldErrors } from './validate.ts';
 
@@ -42,8 +42,40 @@ export const defineRoute = <P extends ZodObject | undefined = undefined, Q exten
   route: Route<P, Q, B>,
 ) => route;
 
-const invalidParameters = (err: z.ZodError) =>
-  new DomainError(400, 'invalid_parameters', 'Invalid query parameters', 'Some query parameters are invalid.', fieldErrors(err));
+/** A path that does not parse names nothing that exists. */
+function parseParams<T extends ZodObject>(schema: T, raw: unknown): z.output<T> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success || nulAt(raw) !== undefined) throw notFound('The resource');
+  return parsed.data;
+}
+
+/** Validates with zod and refuses NUL characters; `fail` turns the field errors into the right problem. */
+function parseInput<T extends ZodType>(schema: T, raw: unknown, fail: (errors: FieldError[]) => DomainError): z.output<T> {
+  const parsed = schema.safeParse(raw);
+  const nul = nulAt(raw);
+  if (parsed.success && nul === undefined) return parsed.data;
+  const errors = parsed.success ? [] : fieldErrors(parsed.error);
+  if (nul !== undefined) errors.push({ path: nul, message: 'must not contain NUL characters' });
+  throw fail(errors);
+}
+
+const invalidQuery = (errors: FieldError[]) =>
+  new DomainError(400, 'invalid_parameters', 'Invalid query parameters', 'Some query parameters are invalid.', errors);
+const invalidBody = (errors: FieldError[]) =>
+  new DomainError(422, 'validation_failed', 'Validation failed', 'The request body has invalid fields.', errors);
+
+/** Where a NUL character hides in the input (PostgreSQL text cannot hold one), as a field path. */
+function nulAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path || '(body)' : undefined;
+  if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\0')) return [path, key].filter(Boolean).join('.');
+      const found = nulAt(child, [path, key].filter(Boolean).join('.'));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
 
 /** Registers routes on a Koa router: parse (zod) → handler → present. */
 export function mountRoutes(router: Router, routes: Route[]) {
@@ -54,21 +86,14 @@ export function mountRoutes(router: Router, routes: Route[]) {
       // which fields would be wrong. Finer rules are the domain's, through the same policies.
       if (route.access === 'user') authorize(ctx.state.actor, 'self:manage');
       if (route.access === 'sysadmin') authorize(ctx.state.actor, 'site:administer');
-      const params = route.params ? route.params.parse(ctx.params) : undefined;
-      let query;
-      if (route.query) {
-        const parsed = route.query.safeParse(normaliseQuery(ctx.query));
-        if (!parsed.success) throw invalidParameters(parsed.error);
-        query = parsed.data;
-      }
+      const params = route.params ? parseParams(route.params, ctx.params) : undefined;
+      const query = route.query ? parseInput(route.query, normaliseQuery(ctx.query), invalidQuery) : undefined;
       let body;
       if (route.body) {
         if (ctx.request.length && !ctx.request.is('application/json', 'application/*+json')) {
           throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
         }
-        const parsed = route.body.safeParse(ctx.request.body);
-        if (!parsed.success) throw new DomainError(422, 'validation_failed', 'Validation failed', 'The request body has invalid fields.', fieldErrors(parsed.error));
-        body = parsed.data;
+        body = parseInput(route.body, ctx.request.body, invalidBody);
       }
       const result = await route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
       if (result === undefined) {

@@ -104,3 +104,30 @@ test('GET /tags is an empty list until datasets exist, and an unknown tag is 404
   t.deepEqual(list.body, { count: 0, offset: 0, limit: 20, results: [] });
   isProblem(t, await app.api.get('/api/v1/tags/climate'), 404, 'not_found');
 });
+
+test('NUL characters never reach the database: 404 in a path, 400 in a query, 422 in a body', async (t) => {
+  isProblem(t, await app.api.get('/api/v1/organizations/%00'), 404, 'not_found');
+  const query = await app.api.get('/api/v1/tags?q=a%00b');
+  isProblem(t, query, 400, 'invalid_parameters');
+  t.deepEqual(query.body.errors, [{ path: 'q', message: 'must not contain NUL characters' }]);
+  const body = await app.api.post('/api/v1/organizations', { name: 'nul-org', title: 'a\u0000b' }, { token: app.adminToken });
+  isProblem(t, body, 422, 'validation_failed');
+  t.deepEqual(body.body.errors, [{ path: 'title', message: 'must not contain NUL characters' }]);
+  t.false(app.logs.some((l) => l.includes('"unhandled error"')));
+});
+
+test('a path parameter that cannot name anything is 404, not a validation error', async (t) => {
+  isProblem(t, await app.api.get(`/api/v1/organizations/${'x'.repeat(300)}`), 404, 'not_found');
+});
+
+test('an unsupported Content-Encoding is a 415 problem, not a 500', async (t) => {
+  const res = await app.api.post('/api/v1/auth/login', '{}', { headers: { 'Content-Encoding': 'bogus' } });
+  isProblem(t, res, 415, 'unsupported_media_type');
+});
+
+test('a body that does not inflate as its Content-Encoding says is a 400 problem', async (t) => {
+  const res = await app.api.post('/api/v1/auth/login', 'definitely not gzip', {
+    headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' },
+  });
+  isProblem(t, res, 400, 'malformed_body');
+});

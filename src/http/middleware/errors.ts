@@ -1,20 +1,27 @@
-import type { Middleware } from 'koa';
-import { ZodError } from 'zod';
+import { DriverException } from '@mikro-orm/core';
+import type { Context, Middleware } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
 import { sendProblem } from '../problem.ts';
-import { fieldErrors } from '../validate.ts';
 
-interface HttpishError {
+interface HttpError {
   status?: number;
-  statusCode?: number;
-  type?: string;
   expose?: boolean;
   message?: string;
+  code?: unknown;
 }
 
+const GENERIC_4XX: Record<number, { code: string; title: string }> = {
+  400: { code: 'bad_request', title: 'Bad request' },
+  405: { code: 'method_not_allowed', title: 'Method not allowed' },
+  413: { code: 'payload_too_large', title: 'Payload too large' },
+  415: { code: 'unsupported_media_type', title: 'Unsupported media type' },
+  501: { code: 'method_not_allowed', title: 'Method not allowed' },
+};
+
 /**
- * Turns every failure into problem+json. Domain errors carry their own status and code; body-parser
- * errors become 400/413; anything else is a 500 whose message stays in the log, never in the response.
+ * Turns every failure into problem+json. Domain errors carry their own status and code; the client
+ * errors Koa's body parser and router raise keep their status; anything else is a 500 whose details
+ * stay in the log, never in the response.
  */
 export const problemErrors: Middleware = async (ctx, next) => {
   try {
@@ -27,25 +34,26 @@ export const problemErrors: Middleware = async (ctx, next) => {
       sendProblem(ctx, { status: err.status, code: err.code, title: err.title, detail: err.message, errors: err.errors }, err.headers);
       return;
     }
-    if (err instanceof ZodError) {
-      sendProblem(ctx, { status: 422, code: 'validation_failed', title: 'Validation failed', errors: fieldErrors(err) });
-      return;
-    }
-    const e = err as HttpishError;
-    const status = e.status ?? e.statusCode;
-    if (status === 413 || e.type === 'entity.too.large') {
-      sendProblem(ctx, { status: 413, code: 'payload_too_large', title: 'Payload too large', detail: 'The request body is larger than this endpoint accepts.' });
-      return;
-    }
-    if (e.type === 'entity.parse.failed' || err instanceof SyntaxError || status === 400) {
+    const e = err as HttpError;
+    // co-body marks its JSON.parse failure with status 400.
+    if (err instanceof SyntaxError && e.status === 400) {
       sendProblem(ctx, { status: 400, code: 'malformed_json', title: 'Malformed request body', detail: 'The body is not valid JSON.' });
       return;
     }
-    if (status === 405 || status === 501) {
-      sendProblem(ctx, { status, code: 'method_not_allowed', title: 'Method not allowed', detail: `${ctx.method} is not allowed on ${ctx.path}.` });
+    // Koa's body parser and router put a 4xx status on the client errors they find.
+    const status = e.status && e.status >= 400 && e.status < 500 ? e.status : e.status === 501 ? 501 : undefined;
+    if (status) {
+      const generic = GENERIC_4XX[status] ?? { code: 'bad_request', title: 'Bad request' };
+      const detail = status === 405 || status === 501 ? `${ctx.method} is not allowed on ${ctx.path}.` : e.expose ? e.message : undefined;
+      sendProblem(ctx, { status, ...generic, detail: detail ?? generic.title });
       return;
     }
-    ctx.log.error({ err }, 'unhandled error');
+    // A body that claims gzip or deflate but does not inflate.
+    if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
+      sendProblem(ctx, { status: 400, code: 'malformed_body', title: 'Malformed request body', detail: 'The body does not match its Content-Encoding.' });
+      return;
+    }
+    logUnhandled(ctx, err);
     sendProblem(ctx, {
       status: 500,
       code: 'internal_error',
@@ -54,3 +62,14 @@ export const problemErrors: Middleware = async (ctx, next) => {
     });
   }
 };
+
+/** A database error's message holds the SQL with its bound values (password hashes, say): log only what names the failure. */
+function logUnhandled(ctx: Context, err: unknown) {
+  if (err instanceof DriverException) {
+    const { code, table, constraint, routine } = err as DriverException & Record<string, string | undefined>;
+    const stack = err.stack?.split('\n').filter((line) => line.trim().startsWith('at ')).join('\n');
+    ctx.log.error({ err: { type: err.name, code, table, constraint, routine, stack } }, 'unhandled error');
+    return;
+  }
+  ctx.log.error({ err }, 'unhandled error');
+}
