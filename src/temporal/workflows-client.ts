@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { purgeOrganizationWorkflow } from '../../workflows/index.ts';
 
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
@@ -37,6 +37,16 @@ export class Workflows {
       runId = (await this.client.workflow.getHandle(workflowId).describe()).runId;
     }
     return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
+  }
+
+  /** True while `purge-org-<id>` runs; restoring must not race it. */
+  async isOrganizationPurgeRunning(orgId: string): Promise<boolean> {
+    try {
+      return (await this.client.workflow.getHandle(purgeOrgWorkflowId(orgId)).describe()).status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
   }
 
   workflowUiUrl(workflowId: string) {

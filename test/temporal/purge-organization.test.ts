@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
@@ -22,13 +21,13 @@ test.before(async () => {
   app = await startTestApp();
   const { orm, log, config } = app.almanac.services;
   const real = createActivities({ orm });
-  // The first attempt of the membership step fails as a crashed worker or lost connection would.
+  // The first attempt fails as a crashed worker or a lost database connection would.
   const flaky: Activities = {
     ...real,
-    async purgeOrganizationMemberships(orgId) {
+    async purgeOrganizationRecord(orgId) {
       attempts.push(Context.current().info.attempt);
       if (attempts.length === 1) throw new Error('connection reset (simulated)');
-      return real.purgeOrganizationMemberships(orgId);
+      return real.purgeOrganizationRecord(orgId);
     },
   };
   worker = await startWorker({
@@ -61,7 +60,7 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
   });
-  t.deepEqual(result, { memberships: 1, removed: true });
+  t.deepEqual(result, { removed: true });
   t.deepEqual(attempts, [1, 2]);
   if (process.env.RECORD_HISTORIES) {
     const args = ['workflow', 'show', '-w', purgeOrgWorkflowId(orgId), '--address', process.env.TEST_TEMPORAL_ADDRESS!, '-o', 'json'];
@@ -72,22 +71,39 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
   t.is(mine.body.count, 0);
 });
 
-test.serial('a purge of an organization restored meanwhile is abandoned without retries', async (t) => {
-  const { orgId } = await deletedOrgWithMember('restored-org');
+test.serial('a purge that reaches an organization restored meanwhile removes nothing', async (t) => {
+  const { orgId, member } = await deletedOrgWithMember('restored-org');
   await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, { token: app.adminToken });
-  const error = await t.throwsAsync(
-    app.almanac.services.workflows.client.workflow.execute('purgeOrganizationWorkflow', {
-      taskQueue: app.taskQueue,
-      workflowId: purgeOrgWorkflowId(orgId),
-      args: [orgId],
-    }),
-    { instanceOf: WorkflowFailedError },
-  );
-  // WorkflowFailedError → ActivityFailure → ApplicationFailure(PurgeAbandoned)
-  t.regex(String((error?.cause?.cause as Error | undefined)?.message), /restored; purge abandoned/);
+  const result = await app.almanac.services.workflows.client.workflow.execute('purgeOrganizationWorkflow', {
+    taskQueue: app.taskQueue,
+    workflowId: purgeOrgWorkflowId(orgId),
+    args: [orgId],
+  });
+  t.deepEqual(result, { removed: false });
   const org = await app.api.get(`/api/v1/organizations/${orgId}`);
   t.is(org.status, 200);
   t.is(org.body.state, 'active');
+  const mine = await app.api.get('/api/v1/users/me/organizations', { token: member.token });
+  t.is(mine.body.count, 1, 'memberships survive');
+});
+
+test.serial('restore is refused (409) while the purge workflow runs', async (t) => {
+  const { orgId } = await deletedOrgWithMember('purging-org');
+  // A queue no worker polls: the run stays open for as long as the test needs.
+  const handle = await app.almanac.services.workflows.client.workflow.start('purgeOrganizationWorkflow', {
+    taskQueue: `idle-${Date.now()}`,
+    workflowId: purgeOrgWorkflowId(orgId),
+    args: [orgId],
+  });
+  try {
+    const refused = await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, { token: app.adminToken });
+    t.is(refused.status, 409);
+    t.is(refused.body.code, 'conflict');
+  } finally {
+    await handle.terminate('test over');
+  }
+  const restored = await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, { token: app.adminToken });
+  t.is(restored.status, 200);
 });
 
 test('the purge workflow replays a recorded history deterministically', async (t) => {

@@ -87,6 +87,9 @@ export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: Gr
 export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
   authorize(actor, 'group:restore');
   const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
+  if (kind === 'organization' && (await ctx.workflows.isOrganizationPurgeRunning(group.id))) {
+    throw conflict('This organization is being purged; it can no longer be restored.');
+  }
   group.state = 'active';
   group.deletedAt = null;
   await ctx.em.flush();

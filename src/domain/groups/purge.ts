@@ -1,23 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Group, Membership } from '../../entities/index.ts';
-
-export class PurgeAbandoned extends Error {}
+import { Group } from '../../entities/index.ts';
 
 /**
- * Steps of the organization purge workflow. Each is idempotent: run twice, or after a crash at any
- * line, it leaves the same result. A purge of an organization restored meanwhile is abandoned.
+ * The last step of the organization purge workflow: the row goes, and its memberships with it through
+ * the foreign key cascade, in one statement. Idempotent: run twice, or after a crash, the result is the
+ * same; an organization restored meanwhile is not deleted, so nothing of it is lost.
  */
-export async function deleteOrganizationMemberships(em: EntityManager, orgId: string): Promise<number> {
-  await assertStillDeleted(em, orgId);
-  return em.nativeDelete(Membership, { group: orgId });
-}
-
-export async function deleteOrganizationRecord(em: EntityManager, orgId: string): Promise<boolean> {
-  await assertStillDeleted(em, orgId);
+export async function deleteDeletedOrganization(em: EntityManager, orgId: string): Promise<boolean> {
   return (await em.nativeDelete(Group, { id: orgId, kind: 'organization', state: 'deleted' })) > 0;
-}
-
-async function assertStillDeleted(em: EntityManager, orgId: string) {
-  const org = await em.findOne(Group, { id: orgId, kind: 'organization' });
-  if (org && org.state !== 'deleted') throw new PurgeAbandoned(`organization ${orgId} was restored; purge abandoned`);
 }
