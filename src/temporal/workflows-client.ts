@@ -1,5 +1,15 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { DomainError } from '../domain/errors.ts';
 import type { purgeOrganizationWorkflow } from '../../workflows/index.ts';
+
+/** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
+const CALL_DEADLINE_MS = 5_000;
+
+/** Temporal out of reach is the service's outage, not a bug: 503, and the request can be retried. */
+function asUnavailable(err: unknown) {
+  if (!(err instanceof ServiceError)) return err;
+  return new DomainError(503, 'jobs_unavailable', 'Service unavailable', 'Background jobs cannot be started right now; try again shortly.');
+}
 
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
 
@@ -24,16 +34,18 @@ export class Workflows {
     const workflowId = purgeOrgWorkflowId(orgId);
     let runId: string;
     try {
-      const handle = await this.client.workflow.start<typeof purgeOrganizationWorkflow>('purgeOrganizationWorkflow', {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [orgId],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      });
+      const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
+        this.client.workflow.start<typeof purgeOrganizationWorkflow>('purgeOrganizationWorkflow', {
+          taskQueue: this.taskQueue,
+          workflowId,
+          args: [orgId],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        }),
+      );
       runId = handle.firstExecutionRunId;
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw asUnavailable(err);
       runId = (await this.client.workflow.getHandle(workflowId).describe()).runId;
     }
     return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
@@ -42,10 +54,11 @@ export class Workflows {
   /** True while `purge-org-<id>` runs; restoring must not race it. */
   async isOrganizationPurgeRunning(orgId: string): Promise<boolean> {
     try {
-      return (await this.client.workflow.getHandle(purgeOrgWorkflowId(orgId)).describe()).status.name === 'RUNNING';
+      const describe = () => this.client.workflow.getHandle(purgeOrgWorkflowId(orgId)).describe();
+      return (await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, describe)).status.name === 'RUNNING';
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
+      throw asUnavailable(err);
     }
   }
 

@@ -1,4 +1,4 @@
-import { Group, Membership, User, type GroupKind, type MemberRole } from '../../entities/index.ts';
+import { Membership, User, type GroupKind, type MemberRole } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
@@ -7,10 +7,12 @@ import { isUuid } from '../ids.ts';
 import { page, type PageRequest } from '../pagination.ts';
 import { loadVisibleGroup } from './groups.ts';
 
-const presentMember = (m: Membership) => {
-  const user = m.user as User;
-  return { userId: user.id, username: user.username, displayName: user.displayName ?? null, role: m.role };
-};
+const presentMember = (user: User, role: MemberRole) => ({
+  userId: user.id,
+  username: user.username,
+  displayName: user.displayName ?? null,
+  role,
+});
 
 export async function listMembers(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, req: PageRequest) {
   const { group, subject } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
@@ -20,7 +22,7 @@ export async function listMembers(ctx: DomainContext, actor: Actor, kind: GroupK
     { group: group.id, user: { state: 'active' } },
     { populate: ['user'], orderBy: { user: { username: 'asc' } }, offset: req.offset, limit: req.limit },
   );
-  return page(rows.map(presentMember), count, req);
+  return page(rows.map((m) => presentMember(m.user as User, m.role)), count, req);
 }
 
 /** Adds a member or changes their role (upsert). `user` is a user id or username. */
@@ -39,11 +41,17 @@ export async function upsertMember(
   });
   if (!user) throw validationFailed([{ path: 'user', message: 'no active user has this id or username' }]);
 
-  const existing = await ctx.em.findOne(Membership, { group: group.id, user: user.id });
-  const membership = existing ?? ctx.em.create(Membership, { group: group as Group, user, role: input.role });
-  membership.role = input.role;
-  await ctx.em.flush();
-  return { created: !existing, member: presentMember(membership) };
+  // One atomic upsert: two concurrent first adds of the same user cannot collide on the primary key.
+  const [row] = await ctx.em.getConnection().execute<{ created: boolean }[]>(
+    `insert into memberships (group_id, user_id, role, created_at) values (?, ?, ?, now())
+     on conflict (group_id, user_id) do update set role = excluded.role
+     returning (xmax = 0) as created`,
+    [group.id, user.id, input.role],
+  );
+  return {
+    created: row.created,
+    member: presentMember(user, input.role),
+  };
 }
 
 export async function removeMember(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, userId: string) {
