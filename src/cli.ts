@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DomainError } from './domain/errors.ts';
+import { NewUserFields } from './domain/users/fields.ts';
 import { createUser } from './domain/users/users.ts';
 import { createLogger } from './logger.ts';
 import { startAlmanac } from './runtime/almanac.ts';
@@ -76,15 +77,23 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
       sysadmin: { type: 'boolean', default: false },
     },
   });
-  if (!values.username || !values.email) throw new UsageError('admin create-user needs --username and --email');
-  const password = values.password ?? (await readStdin()).trim();
-  if (password.length < 8) throw new UsageError('the password must be at least 8 characters (give --password or pipe it on stdin)');
+  const fields = NewUserFields.safeParse({
+    username: values.username,
+    email: values.email,
+    password: values.password ?? (await readStdin()).trim(),
+    displayName: values['display-name'],
+  });
+  if (!fields.success) {
+    const flag = (field: PropertyKey) => (field === 'displayName' ? 'display-name' : String(field));
+    const problems = fields.error.issues.map((i) => `--${flag(i.path[0])}: ${i.message}`);
+    throw new UsageError(`admin create-user: ${problems.join('; ')} (the password may come on stdin)`);
+  }
 
   const db = await startDatabase(config, log);
   try {
     const user = await createUser(
       { em: db.orm.em.fork(), config, log, workflows: undefined as never },
-      { username: values.username, email: values.email, password, displayName: values['display-name'], sysadmin: values.sysadmin },
+      { ...fields.data, sysadmin: values.sysadmin },
     );
     console.log(`created user ${user.username} (${user.id})${user.sysadmin ? ' as sysadmin' : ''}`);
   } finally {

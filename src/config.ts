@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { email, password, username } from './domain/users/fields.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -53,9 +54,9 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(30),
     LOGIN_THROTTLE_WINDOW_SECONDS: positiveInt.default(15 * 60),
 
-    ALMANAC_ADMIN_USERNAME: optionalText,
-    ALMANAC_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
-    ALMANAC_ADMIN_EMAIL: z.email({ message: 'expected an email address' }).optional(),
+    ALMANAC_ADMIN_USERNAME: username.optional(),
+    ALMANAC_ADMIN_PASSWORD: password.optional(),
+    ALMANAC_ADMIN_EMAIL: email.optional(),
   })
   .superRefine((env, ctx) => {
     const s3 = ['S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET'] as const;

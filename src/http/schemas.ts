@@ -8,13 +8,7 @@ export const slug = z
   // {nameOrId} reads a UUID as an id, so a UUID-shaped name could never be found by name.
   .refine((name) => !isUuid(name), 'must not have the form of a UUID');
 
-export const username = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_.-]{1,99}$/, 'must be 2–100 lowercase letters, digits, ., - or _, starting with a letter or digit');
-
-export const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
-export const email = z.email('must be an email address').max(320);
-export const displayName = z.string().trim().min(1).max(200);
+export { displayName, email, password, username } from '../domain/users/fields.ts';
 
 export const nameOrIdParams = z.object({ nameOrId: z.string().min(1).max(200) });
 

@@ -48,3 +48,10 @@ test('an admin username needs its password and email', (t) => {
   const error = t.throws(() => loadConfig({ ALMANAC_ADMIN_USERNAME: 'root' }));
   t.regex(error!.message, /ALMANAC_ADMIN_PASSWORD/);
 });
+
+test('the first sysadmin follows the same account rules as the API, so it can log in', (t) => {
+  const error = t.throws(() =>
+    loadConfig({ ALMANAC_ADMIN_USERNAME: 'Admin', ALMANAC_ADMIN_PASSWORD: 'long-enough', ALMANAC_ADMIN_EMAIL: 'a@example.org' }),
+  );
+  t.regex(error!.message, /^invalid configuration: ALMANAC_ADMIN_USERNAME: must be 2–100 lowercase/);
+});
