@@ -48,9 +48,9 @@ async function main(argv: string[]) {
 
 async function serve(config: Config, log: Logger) {
   // Listening from the start: a signal during start-up stops the service once it is up, in order.
-  const signalled = untilSignal(log);
-  const almanac = await startAlmanac(config, log);
-  await signalled;
+  const shutdown = shutdownRequests(log);
+  const almanac = await startAlmanac(config, log, { onFatal: shutdown.fail });
+  await shutdown.requested;
   await almanac.stop();
 }
 
@@ -58,10 +58,10 @@ async function worker(config: Config, log: Logger) {
   if (config.temporal.embedded) {
     throw new UsageError('almanac worker needs TEMPORAL_ADDRESS; in embedded mode `almanac serve` runs the worker itself');
   }
-  const signalled = untilSignal(log);
+  const shutdown = shutdownRequests(log);
   const db = await startDatabase(config, log);
-  const running = await startWorker({ ...config.temporal, orm: db.orm, log });
-  await signalled;
+  const running = await startWorker({ ...config.temporal, orm: db.orm, log, onFatal: shutdown.fail });
+  await shutdown.requested;
   await running.stop();
   await db.stop();
 }
@@ -92,7 +92,7 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
   const db = await startDatabase(config, log);
   try {
     const user = await createUser(
-      { em: db.orm.em.fork(), config, log, workflows: undefined as never },
+      { em: db.orm.em.fork() },
       { ...fields.data, sysadmin: values.sysadmin },
     );
     console.log(`created user ${user.username} (${user.id})${user.sysadmin ? ' as sysadmin' : ''}`);
@@ -101,19 +101,28 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
   }
 }
 
-/** Resolves on the first SIGINT or SIGTERM; a second one exits at once. */
-function untilSignal(log: Logger) {
+/**
+ * `requested` resolves on the first SIGINT or SIGTERM (a second one exits at once), or when a part
+ * fails for good (`fail`), so the service then stops in order and exits non-zero.
+ */
+function shutdownRequests(log: Logger) {
   releaseShutdownSignals();
-  return new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      log.info({ signal }, 'shutting down');
-      process.once('SIGINT', () => process.exit(130));
-      process.once('SIGTERM', () => process.exit(143));
-      resolve();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
+  let resolve!: () => void;
+  const requested = new Promise<void>((r) => (resolve = r));
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info({ signal }, 'shutting down');
+    process.once('SIGINT', () => process.exit(130));
+    process.once('SIGTERM', () => process.exit(143));
+    resolve();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const fail = (err: unknown) => {
+    log.fatal({ err }, 'a part of the service failed; shutting down');
+    process.exitCode = 1;
+    resolve();
+  };
+  return { requested, fail };
 }
 
 async function readStdin() {
@@ -126,7 +135,7 @@ async function readStdin() {
 class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  () => process.exit(),
   (err) => {
     if (err instanceof ConfigError || err instanceof UsageError) {
       console.error(err.message);

@@ -5,5 +5,3 @@ export interface Actor {
 }
 
 export const anonymous: Actor = Object.freeze({ userId: null, sysadmin: false });
-
-export const isAuthenticated = (actor: Actor): actor is Actor & { userId: string } => actor.userId !== null;

@@ -20,9 +20,6 @@ export class DomainError extends Error {
   }
 }
 
-export const badRequest = (code: string, detail: string, errors?: FieldError[]) =>
-  new DomainError(400, code, 'Bad request', detail, errors);
-
 export const unauthenticated = (detail = 'Log in or send an API token.') =>
   new DomainError(401, 'unauthenticated', 'Authentication required', detail);
 

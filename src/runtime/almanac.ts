@@ -1,4 +1,5 @@
 import http from 'node:http';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
@@ -23,7 +24,12 @@ const DRAIN_TIMEOUT_MS = 10_000;
  * Starts the service: database (embedded or external) with migrations, storage, Temporal (dev server
  * child or external), the worker when it runs in process, then the HTTP server. Stop runs in reverse.
  */
-export async function startAlmanac(config: Config, log: Logger, opts: { http?: boolean } = {}): Promise<RunningAlmanac> {
+export interface StartOptions {
+  /** A part failed for good after start (the worker, say): the caller should stop the service. */
+  onFatal?: (err: unknown) => void;
+}
+
+export async function startAlmanac(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningAlmanac> {
   const stack: Array<{ name: string; stop: () => Promise<unknown> }> = [];
   const stop = async () => {
     for (const part of stack.splice(0).reverse()) {
@@ -37,7 +43,8 @@ export async function startAlmanac(config: Config, log: Logger, opts: { http?: b
   };
 
   try {
-    const db = await startDatabase(config, log);
+    // serve is the long-running owner of the embedded cluster: it takes over one a killed run left behind.
+    const db = await startDatabase(config, log, { takeOver: true });
     stack.push({ name: 'database', stop: () => db.stop() });
 
     const storage = createObjectStore(config.storage);
@@ -52,6 +59,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: { http?: b
           uiPort: config.temporal.uiPort,
           namespace: config.temporal.namespace,
           dbFile: config.temporal.dbFile,
+          pidFile: path.join(config.dataDir, 'temporal.pid'),
         },
         log,
       );
@@ -62,25 +70,23 @@ export async function startAlmanac(config: Config, log: Logger, opts: { http?: b
     stack.push({ name: 'temporal client', stop: () => workflows.close() });
 
     const services: Services = { config, log, orm: db.orm, workflows, storage };
-    await ensureInitialAdmin({ em: db.orm.em.fork(), config, log, workflows });
+    await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {
-      const worker = await startWorker({ ...config.temporal, address, orm: db.orm, log });
+      const worker = await startWorker({ ...config.temporal, address, orm: db.orm, log, onFatal: opts.onFatal });
       stack.push({ name: 'worker', stop: () => worker.stop() });
     }
 
-    let url = config.http.publicUrl;
-    if (opts.http !== false) {
-      const server = http.createServer(createHttpApp(services).callback());
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.http.port, config.http.host, () => resolve());
-      });
-      const port = (server.address() as AddressInfo).port;
-      url = `http://127.0.0.1:${port}`;
-      stack.push({ name: 'http server', stop: () => closeServer(server) });
-      log.info({ url: config.http.publicUrl, port }, 'Almanac is listening');
-    }
+    const server = http.createServer(createHttpApp(services).callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.http.port, config.http.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    stack.push({ name: 'http server', stop: () => closeServer(server) });
+    log.info({ url: config.http.publicUrl, port }, 'Almanac is listening');
+    // The address this process answers on, for callers beside it (tests, benchmarks).
+    const url = `http://127.0.0.1:${port}`;
     return { url, services, stop };
   } catch (err) {
     await stop();

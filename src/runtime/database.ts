@@ -12,13 +12,13 @@ export interface RunningDatabase {
 }
 
 /** Connects to DATABASE_URL, or starts the embedded cluster; migrations are applied either way. */
-export async function startDatabase(config: Config, log: Logger): Promise<RunningDatabase> {
+export async function startDatabase(config: Config, log: Logger, opts: { takeOver?: boolean } = {}): Promise<RunningDatabase> {
   let stopCluster = async () => {};
   let url: string;
   if (config.database.mode === 'external') {
     url = config.database.url;
   } else {
-    const cluster = await startEmbeddedPostgres(config.database.dir, config.database.port, log);
+    const cluster = await startEmbeddedPostgres(config.database.dir, config.database.port, log, opts);
     stopCluster = () => cluster.stop();
     try {
       await cluster.ensureDatabase(EMBEDDED_DATABASE);

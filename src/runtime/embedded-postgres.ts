@@ -17,11 +17,17 @@ export interface RunningPostgres {
 }
 
 /**
- * Starts the embedded PostgreSQL cluster under `dir`, initialising it on first use and reusing it
- * afterwards. When another Almanac process already runs the cluster (say `almanac admin` beside
- * `almanac serve`), it connects to that one instead and leaves it running on stop.
+ * Starts the embedded PostgreSQL cluster under `dir`, initialising it on first use and reusing its data
+ * afterwards. A cluster found already running is either a sibling's (`almanac admin` beside
+ * `almanac serve`: connect to it and leave it running) or left behind by a run that was killed; the
+ * long-running owner (`serve`, with `takeOver`) stops such a leftover and starts its own.
  */
-export async function startEmbeddedPostgres(dir: string, port: number, log: Logger): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  port: number,
+  log: Logger,
+  opts: { takeOver?: boolean } = {},
+): Promise<RunningPostgres> {
   const cluster = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -35,7 +41,12 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: Logg
   });
   const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 
-  const ownedByUs = !(await isRunning(dir));
+  const running = await runningPid(dir);
+  if (running !== undefined && opts.takeOver) {
+    log.warn({ pid: running }, 'stopping the PostgreSQL left running by an earlier run');
+    await stopLeftover(running);
+  }
+  const ownedByUs = opts.takeOver || running === undefined;
   if (ownedByUs) {
     if (!(await exists(path.join(dir, 'PG_VERSION')))) {
       log.info({ dir }, 'initialising embedded PostgreSQL');
@@ -59,7 +70,7 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: Logg
     async stop() {
       // The library waits for an `exit` that never comes when the cluster is already down, say after
       // a Ctrl-C that reached it along with us: stop only a cluster that still runs.
-      if (ownedByUs && (await isRunning(dir))) await cluster.stop();
+      if (ownedByUs && (await runningPid(dir)) !== undefined) await cluster.stop();
     },
   };
 }
@@ -84,15 +95,33 @@ async function exists(file: string) {
   );
 }
 
-/** True when postmaster.pid names a live process: the cluster is already up. */
-async function isRunning(dir: string) {
+/**
+ * The postmaster's pid when postmaster.pid names a live PostgreSQL process. After a crash the file may
+ * name a pid the system has since given to another program, so the process name is checked too.
+ */
+async function runningPid(dir: string): Promise<number | undefined> {
   const pidFile = await fs.readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const pid = Number(pidFile?.split('\n')[0]);
-  if (!pid) return false;
+  if (!pid) return undefined;
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
-    return false;
+    return undefined;
   }
+  const name = await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => 'postgres');
+  return name.trim() === 'postgres' ? pid : undefined;
+}
+
+/** Fast shutdown (SIGINT to the postmaster), waiting up to 30 s for it to exit. */
+async function stopLeftover(pid: number) {
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the PostgreSQL left running (pid ${pid}) did not stop; stop it and start again`);
 }

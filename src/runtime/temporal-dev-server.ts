@@ -11,6 +11,8 @@ export interface TemporalDevServerOptions {
   namespace: string;
   /** SQLite file that keeps workflow history between runs; omit for an in-memory server (tests). */
   dbFile?: string;
+  /** Where the server's pid is kept, so a server left behind by a killed run is found and stopped. */
+  pidFile?: string;
   ui?: boolean;
 }
 
@@ -52,7 +54,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
   if (opts.ui === false) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
 
-  // A dev server left behind by a killed run would answer in place of ours; refuse rather than share it.
+  if (opts.pidFile) await stopLeftover(opts.pidFile, log);
+  // Anything else on the port would answer in place of ours; refuse rather than share it.
   if (await canConnect(opts.port)) {
     throw new Error(`port ${opts.port} is already in use: stop what listens there, or set TEMPORAL_DEV_PORT`);
   }
@@ -73,6 +76,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
 
+  if (opts.pidFile) fs.writeFileSync(opts.pidFile, String(child.pid));
   const address = `127.0.0.1:${opts.port}`;
   try {
     await waitForPort(opts.port, child);
@@ -112,4 +116,24 @@ async function stopChild(child: ChildProcess) {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
+}
+
+/** Stops the dev server a killed run left behind, if the pid file still names a live `temporal`. */
+async function stopLeftover(pidFile: string, log: Logger) {
+  const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : 0);
+  const name = pid ? fs.promises.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '') : Promise.resolve('');
+  if (!pid || (await name).trim() !== 'temporal') return;
+  log.warn({ pid }, 'stopping the Temporal dev server left running by an earlier run');
+  // It runs in a process group of its own (detached), so the group holds it and nothing else.
+  process.kill(-pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(-pid, 'SIGKILL');
 }

@@ -3,7 +3,6 @@ import type { ObjectStore } from './object-store.ts';
 
 /** The embedded default: files under $ALMANAC_DATA_DIR/files. */
 export class LocalObjectStore implements ObjectStore {
-  readonly kind = 'local' as const;
   constructor(private readonly dir: string) {}
 
   async ensureReady() {

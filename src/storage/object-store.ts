@@ -3,7 +3,6 @@
  * made ready at start and answers the health check.
  */
 export interface ObjectStore {
-  readonly kind: 'local' | 's3';
   ensureReady(): Promise<void>;
   isHealthy(): Promise<boolean>;
 }

@@ -11,7 +11,6 @@ export interface S3Settings {
 
 /** MinIO or any S3-compatible store. */
 export class S3ObjectStore implements ObjectStore {
-  readonly kind = 's3' as const;
   private readonly client: Client;
 
   constructor(private readonly settings: S3Settings) {

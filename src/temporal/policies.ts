@@ -4,8 +4,6 @@ import type { ActivityOptions } from '@temporalio/common';
  * Timeouts and retry policies shared by every workflow. Only plain data here: workflows import this
  * file, so it must stay deterministic.
  */
-export const DEFAULT_TASK_QUEUE = 'almanac';
-
 export const RETRY_TRANSIENT = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
@@ -19,9 +17,3 @@ export const SHORT_ACTIVITY: ActivityOptions = {
   retry: RETRY_TRANSIENT,
 };
 
-/** Long work (conversions, whole-table passes) must heartbeat, so a crashed worker is noticed quickly. */
-export const LONG_ACTIVITY: ActivityOptions = {
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: RETRY_TRANSIENT,
-};

@@ -21,6 +21,8 @@ export async function startWorker(opts: {
   orm: MikroORM;
   log: Logger;
   activities?: ReturnType<typeof createActivities>;
+  /** Called when the worker stops on its own (a fatal error), so the process can stop in order. */
+  onFatal?: (err: unknown) => void;
 }): Promise<RunningWorker> {
   if (!runtimeInstalled) {
     Runtime.install({
@@ -42,7 +44,10 @@ export async function startWorker(opts: {
     workflowsPath,
     activities: opts.activities ?? createActivities({ orm: opts.orm }),
   });
-  const running = worker.run();
+  const running = worker.run().catch((err) => {
+    opts.log.error({ err }, 'Temporal worker failed');
+    opts.onFatal?.(err);
+  });
   opts.log.info({ taskQueue: opts.taskQueue }, 'Temporal worker started');
   return {
     async stop() {

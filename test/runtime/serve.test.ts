@@ -339,3 +339,23 @@ test.serial('SIGTERM during start-up stops what has started and exits 0', async 
   serve.child.kill('SIGTERM');
   await assertCleanStop(t, serve, tree, ports);
 });
+
+test.serial('after a crash (SIGKILL) the next start stops the engines left behind and carries on with the data', async (t) => {
+  const crashed = new Serve(env);
+  await crashed.healthy(api.baseUrl);
+  const orphans = treeWithEngines(t, crashed).filter((p) => p.comm === 'postgres' || p.comm === 'temporal');
+  crashed.child.kill('SIGKILL');
+  await crashed.exit();
+  t.true(orphans.some(isAlive), 'SIGKILL leaves the engines running');
+
+  const next = new Serve(env);
+  await next.healthy(api.baseUrl);
+  t.true(next.logged('stopping the PostgreSQL left running by an earlier run'), next.describe());
+  t.true(next.logged('stopping the Temporal dev server left running by an earlier run'), next.describe());
+  t.deepEqual(orphans.filter(isAlive).map((p) => `${p.comm} (${p.pid})`), [], 'the leftovers are gone');
+  t.is((await api.get(`/api/v1/organizations/${state.org}`)).status, 200, 'the data survived');
+
+  const tree = treeWithEngines(t, next);
+  next.child.kill('SIGTERM');
+  await assertCleanStop(t, next, tree, ports);
+});

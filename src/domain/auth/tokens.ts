@@ -1,5 +1,5 @@
 import { ApiToken, User } from '../../entities/index.ts';
-import { authorize } from '../../policies/index.ts';
+import { authorize, can } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
@@ -43,8 +43,7 @@ export async function revokeToken(ctx: DomainContext, actor: Actor, tokenId: str
   authorize(actor, 'self:manage');
   const token = await ctx.em.findOne(ApiToken, { id: tokenId, revokedAt: null });
   // Another user's token is as good as absent: its existence is not the caller's business.
-  if (!token || token.user.id !== actor.userId) throw notFound('Token');
-  authorize(actor, 'token:manage', { ownerId: token.user.id });
+  if (!token || !can(actor, 'token:manage', { ownerId: token.user.id })) throw notFound('Token');
   token.revokedAt = new Date();
   await ctx.em.flush();
 }

@@ -18,7 +18,7 @@ export interface NewUser {
 }
 
 /** Creates an account. A taken username or email is a 409 naming the field. */
-export async function createUser(ctx: DomainContext, input: NewUser): Promise<User> {
+export async function createUser(ctx: Pick<DomainContext, 'em'>, input: NewUser): Promise<User> {
   const email = input.email.toLowerCase();
   const taken = await ctx.em.find(User, { $or: [{ username: input.username }, { email }] });
   const errors = [
@@ -52,7 +52,7 @@ export async function registerUser(ctx: DomainContext, input: Omit<NewUser, 'sys
 }
 
 /** Creates the sysadmin named by ALMANAC_ADMIN_* when absent; an existing account is left as it is. */
-export async function ensureInitialAdmin(ctx: DomainContext) {
+export async function ensureInitialAdmin(ctx: Pick<DomainContext, 'em' | 'config' | 'log'>) {
   const admin = ctx.config.initialAdmin;
   if (!admin) return;
   if (await ctx.em.count(User, { username: admin.username })) return;

@@ -47,7 +47,6 @@ export function authenticate(services: Services): Middleware {
       if (user) {
         if (unsafe && !allowed) throw forbidden('A cookie-authenticated change must come with an Origin header from this site.');
         actor = { userId: user.id, sysadmin: user.sysadmin };
-        ctx.state.sessionSecret = secret;
       }
     }
     ctx.state.actor = actor;
