@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import test from 'ava';
 import { isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -88,6 +89,14 @@ test('the OpenAPI 3.1 document describes the routes with their validators', asyn
   }
   const limit = res.body.paths['/api/v1/organizations'].get.parameters.find((p: { name: string }) => p.name === 'limit');
   t.is(limit.schema.maximum, 100);
+});
+
+test('the OpenAPI document is valid OpenAPI 3.1', async (t) => {
+  const res = await app.api.get('/api/v1/openapi.json');
+  const validator = new Validator();
+  const result = await validator.validate(res.body);
+  t.true(result.valid, JSON.stringify(result.errors));
+  t.is(validator.version, '3.1');
 });
 
 test('the docs page loads Swagger UI from this server', async (t) => {
