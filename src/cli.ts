@@ -3,12 +3,15 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DomainError } from './domain/errors.ts';
 import { NewUserFields } from './domain/users/fields.ts';
-import { createUser } from './domain/users/users.ts';
 import { createLogger } from './logger.ts';
-import { startAlmanac } from './runtime/almanac.ts';
-import { startDatabase } from './runtime/database.ts';
-import { releaseShutdownSignals } from './runtime/embedded-postgres.ts';
-import { startWorker } from './temporal/worker.ts';
+
+// The engines (ORM, Temporal, Koa) load only for the command that needs them: `--help` and a bad
+// setting answer at once.
+const runtime = () => import('./runtime/almanac.ts');
+const database = () => import('./runtime/database.ts');
+const temporalWorker = () => import('./temporal/worker.ts');
+const embeddedPostgres = () => import('./runtime/embedded-postgres.ts');
+const users = () => import('./domain/users/users.ts');
 
 const USAGE = `usage: almanac <command>
 
@@ -33,7 +36,7 @@ async function main(argv: string[]) {
     case 'worker':
       return worker(config, log);
     case 'migrate': {
-      const db = await startDatabase(config, log);
+      const db = await (await database()).startDatabase(config, log);
       await db.stop();
       log.info('migrations are up to date');
       return;
@@ -48,8 +51,8 @@ async function main(argv: string[]) {
 
 async function serve(config: Config, log: Logger) {
   // Listening from the start: a signal during start-up stops the service once it is up, in order.
-  const shutdown = shutdownRequests(log);
-  const almanac = await startAlmanac(config, log, { onFatal: shutdown.fail });
+  const shutdown = await shutdownRequests(log);
+  const almanac = await (await runtime()).startAlmanac(config, log, { onFatal: shutdown.fail });
   await shutdown.requested;
   await almanac.stop();
 }
@@ -58,9 +61,9 @@ async function worker(config: Config, log: Logger) {
   if (config.temporal.embedded) {
     throw new UsageError('almanac worker needs TEMPORAL_ADDRESS; in embedded mode `almanac serve` runs the worker itself');
   }
-  const shutdown = shutdownRequests(log);
-  const db = await startDatabase(config, log);
-  const running = await startWorker({ ...config.temporal, orm: db.orm, log, onFatal: shutdown.fail });
+  const shutdown = await shutdownRequests(log);
+  const db = await (await database()).startDatabase(config, log);
+  const running = await (await temporalWorker()).startWorker({ ...config.temporal, orm: db.orm, log, onFatal: shutdown.fail });
   await shutdown.requested;
   await running.stop();
   await db.stop();
@@ -89,9 +92,9 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
     throw new UsageError(`admin create-user: ${problems.join('; ')} (the password may come on stdin)`);
   }
 
-  const db = await startDatabase(config, log);
+  const db = await (await database()).startDatabase(config, log);
   try {
-    const user = await createUser(
+    const user = await (await users()).createUser(
       { em: db.orm.em.fork() },
       { ...fields.data, sysadmin: values.sysadmin },
     );
@@ -105,8 +108,8 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
  * `requested` resolves on the first SIGINT or SIGTERM (a second one exits at once), or when a part
  * fails for good (`fail`), so the service then stops in order and exits non-zero.
  */
-function shutdownRequests(log: Logger) {
-  releaseShutdownSignals();
+async function shutdownRequests(log: Logger) {
+  (await embeddedPostgres()).releaseShutdownSignals();
   let resolve!: () => void;
   const requested = new Promise<void>((r) => (resolve = r));
   const onSignal = (signal: NodeJS.Signals) => {
