@@ -43,6 +43,9 @@ export async function startWorker(opts: {
     taskQueue: opts.taskQueue,
     workflowsPath,
     activities: opts.activities ?? createActivities({ orm: opts.orm }),
+  }).catch(async (err) => {
+    await connection.close();
+    throw err;
   });
   const running = worker.run().catch((err) => {
     opts.log.error({ err }, 'Temporal worker failed');

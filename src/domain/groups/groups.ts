@@ -144,7 +144,7 @@ async function flushUnique(ctx: DomainContext, kind: GroupKind) {
     await ctx.em.flush();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw conflict(`An ${kind === 'organization' ? 'organization' : 'category'} with this name already exists.`, [
+      throw conflict(`${kind === 'organization' ? 'An organization' : 'A category'} with this name already exists.`, [
         { path: 'name', message: 'is already taken' },
       ]);
     }

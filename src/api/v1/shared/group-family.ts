@@ -40,6 +40,7 @@ const ListQuery = z.object({
 export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): Route[] {
   const one = `${base}/{nameOrId}`;
   const label = kind === 'organization' ? 'organization' : 'category';
+  const aLabel = kind === 'organization' ? 'an organization' : 'a category';
   const adminRole = kind === 'organization' ? 'Org admin' : 'Category admin';
   return [
     defineRoute({
@@ -51,21 +52,21 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     }),
     defineRoute({
       method: 'post', path: base, tag, access: 'sysadmin', status: 201,
-      summary: `Create an ${label} (sysadmin)`,
+      summary: `Create ${aLabel} (sysadmin)`,
       body: GroupBody,
       response: GroupRecord,
       handle: ({ domain, actor, body }) => createGroup(domain, actor, kind, body),
     }),
     defineRoute({
       method: 'get', path: one, tag, access: 'public',
-      summary: `${label} detail`,
+      summary: `Detail of ${aLabel}`,
       params: nameOrIdParams,
       response: GroupRecord,
       handle: ({ domain, actor, params }) => getGroup(domain, actor, kind, params.nameOrId),
     }),
     defineRoute({
       method: 'put', path: one, tag, access: 'user',
-      summary: `Replace an ${label}'s fields (${adminRole})`,
+      summary: `Replace the fields of ${aLabel} (${adminRole})`,
       params: nameOrIdParams,
       body: GroupBody,
       response: GroupRecord,
@@ -73,7 +74,7 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     }),
     defineRoute({
       method: 'delete', path: one, tag, access: 'user',
-      summary: `Soft-delete an ${label} (${adminRole})`,
+      summary: `Soft-delete ${aLabel} (${adminRole})`,
       params: nameOrIdParams,
       handle: ({ domain, actor, params }) => softDeleteGroup(domain, actor, kind, params.nameOrId),
     }),
