@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/draft-deletion.ts';
 import { deleteDeletedOrganization } from '../src/domain/groups/purge.ts';
 
 export interface ActivityServices {
@@ -13,6 +14,15 @@ export function createActivities({ orm }: ActivityServices) {
   return {
     async purgeOrganizationRecord(orgId: string): Promise<boolean> {
       return deleteDeletedOrganization(orm.em.fork(), orgId);
+    },
+    async flagDraftDeletion(datasetId: string): Promise<boolean> {
+      return flagDraftDeletion(orm.em.fork(), datasetId);
+    },
+    async deleteDraftResources(datasetId: string): Promise<number> {
+      return deleteDraftResources(orm.em.fork(), datasetId);
+    },
+    async deleteDraftRecord(datasetId: string): Promise<boolean> {
+      return deleteDraftRecord(orm.em.fork(), datasetId);
     },
   };
 }

@@ -1,1 +1,2 @@
 export { purgeOrganizationWorkflow } from './purge-organization.ts';
+export { deleteDraftWorkflow } from './delete-draft.ts';

@@ -5,8 +5,12 @@ export { Group, GROUP_KINDS, type GroupKind } from './group.ts';
 export { Membership, MEMBER_ROLES, type MemberRole } from './membership.ts';
 export { Tag } from './tag.ts';
 export { LoginThrottle } from './login-throttle.ts';
+export { Dataset, DATASET_STATES, type DatasetState } from './dataset.ts';
+export { Resource, URL_TYPES, type UrlType } from './resource.ts';
 
 import { ApiToken } from './api-token.ts';
+import { Dataset } from './dataset.ts';
+import { Resource } from './resource.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -14,4 +18,4 @@ import { Session } from './session.ts';
 import { Tag } from './tag.ts';
 import { User } from './user.ts';
 
-export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle];
+export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle, Dataset, Resource];

@@ -2,6 +2,8 @@ import type { Actor } from '../domain/actor.ts';
 import { forbidden, unauthenticated } from '../domain/errors.ts';
 import type { MemberRole } from '../entities/index.ts';
 import type { RecordState } from '../entities/base.ts';
+import { canEditDataset, canReadDataset, type DatasetSubject } from './datasets.ts';
+import { hasRole } from './roles.ts';
 
 /**
  * Every permission decision of spec §5 lives in this table: one pure rule per action, over the actor
@@ -17,8 +19,7 @@ export interface OwnedSubject {
   ownerId: string;
 }
 
-const RANK: Record<MemberRole, number> = { member: 1, editor: 2, admin: 3 };
-export const hasRole = (role: MemberRole | null, atLeast: MemberRole) => role !== null && RANK[role] >= RANK[atLeast];
+export { hasRole } from './roles.ts';
 
 const rules = {
   'group:list-deleted': (a: Actor) => a.sysadmin,
@@ -33,6 +34,16 @@ const rules = {
   'user:search': (a: Actor) => a.userId !== null,
   'user:administer': (a: Actor) => a.sysadmin,
   'token:manage': (a: Actor, s: OwnedSubject) => a.userId === s.ownerId,
+  'dataset:read': canReadDataset,
+  'dataset:edit': canEditDataset,
+  /** Creating an active dataset in, or moving any dataset into, an organization. */
+  'dataset:place-in-org': (a: Actor, s: { orgRole: MemberRole | null }) => a.sysadmin || hasRole(s.orgRole, 'editor'),
+  'dataset:create-draft': (a: Actor) => a.userId !== null,
+  'dataset:add-to-category': (a: Actor, s: { categoryRole: MemberRole | null }) => a.sysadmin || hasRole(s.categoryRole, 'member'),
+  'dataset:publish': (a: Actor, s: DatasetSubject) => a.sysadmin || hasRole(s.orgRole, 'editor'),
+  'dataset:delete': canEditDataset,
+  'dataset:restore': (a: Actor) => a.sysadmin,
+  'dataset:purge': (a: Actor, s: DatasetSubject) => a.sysadmin || hasRole(s.orgRole, 'admin'),
   'self:manage': (a: Actor) => a.userId !== null,
   'site:administer': (a: Actor) => a.sysadmin,
 } satisfies Record<string, (actor: Actor, subject: never) => boolean>;

@@ -17,3 +17,12 @@ export const SHORT_ACTIVITY: ActivityOptions = {
   retry: RETRY_TRANSIENT,
 };
 
+
+/**
+ * Work a caller waits for (the DELETE of a draft): a few quick retries, then the workflow fails and the
+ * caller hears so, rather than waiting through minutes of backoff.
+ */
+export const AWAITED_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
+};

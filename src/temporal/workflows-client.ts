@@ -1,6 +1,13 @@
-import { Client, Connection, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { DomainError } from '../domain/errors.ts';
-import type { purgeOrganizationWorkflow } from '../../workflows/index.ts';
+import type { deleteDraftWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
@@ -12,6 +19,7 @@ function asUnavailable(err: unknown) {
 }
 
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
+export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${datasetId}`;
 
 /** The app's door to Temporal: starts workflows by their deterministic ids. */
 export class Workflows {
@@ -49,6 +57,29 @@ export class Workflows {
       runId = (await this.client.workflow.getHandle(workflowId).describe()).runId;
     }
     return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
+  }
+
+  /**
+   * Runs `delete-draft-<id>` and waits for it: the DELETE of a draft answers only once the draft is gone.
+   * A repeat joins a running deletion or re-runs a failed one; a failure is a 503 to retry.
+   */
+  async deleteDraft(datasetId: string): Promise<void> {
+    try {
+      const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
+        this.client.workflow.start<typeof deleteDraftWorkflow>('deleteDraftWorkflow', {
+          taskQueue: this.taskQueue,
+          workflowId: deleteDraftWorkflowId(datasetId),
+          args: [datasetId],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      );
+      await handle.result();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) {
+        throw new DomainError(503, 'deletion_incomplete', 'Deletion incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
+      }
+      throw asUnavailable(err);
+    }
   }
 
   /** True while `purge-org-<id>` runs; restoring must not race it. */

@@ -3,6 +3,8 @@ import { adminUserRoutes } from './admin/users/index.ts';
 import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
 import { organizationRoutes } from './organizations/index.ts';
+import { packageRoutes } from './packages/index.ts';
+import { resourceRoutes } from './resources/index.ts';
 import { siteRoutes } from './site/index.ts';
 import { tagRoutes } from './tags/index.ts';
 import { tokenRoutes } from './tokens/index.ts';
@@ -11,6 +13,8 @@ import { userRoutes } from './users/index.ts';
 /** Every /api/v1 route; the OpenAPI document is generated from this same list. */
 export const v1Routes: Route[] = [
   ...authRoutes,
+  ...packageRoutes,
+  ...resourceRoutes,
   ...userRoutes,
   ...tokenRoutes,
   ...organizationRoutes,

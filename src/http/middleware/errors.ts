@@ -1,5 +1,6 @@
 import { DriverException } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
+import pg from 'pg';
 import { DomainError } from '../../domain/errors.ts';
 import { sendProblem } from '../problem.ts';
 
@@ -65,8 +66,9 @@ export const problemErrors: Middleware = async (ctx, next) => {
 
 /** A database error's message holds the SQL with its bound values (password hashes, say): log only what names the failure. */
 function logUnhandled(ctx: Context, err: unknown) {
-  if (err instanceof DriverException) {
-    const { code, table, constraint, routine } = err as DriverException & Record<string, string | undefined>;
+  // MikroORM wraps driver errors; raw queries surface pg's own DatabaseError.
+  if (err instanceof DriverException || err instanceof pg.DatabaseError) {
+    const { code, table, constraint, routine } = err as Error & Record<string, string | undefined>;
     const stack = err.stack?.split('\n').filter((line) => line.trim().startsWith('at ')).join('\n');
     ctx.log.error({ err: { type: err.name, code, table, constraint, routine, stack } }, 'unhandled error');
     return;

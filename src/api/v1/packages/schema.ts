@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { email, slug } from '../../../http/schemas.ts';
+
+const text = (max: number) => z.string().trim().max(max);
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000);
+const tag = z.string().trim().min(1, 'must not be empty').max(100).refine((t) => !t.includes(','), 'must not contain a comma');
+
+export const ResourceBody = z
+  .strictObject({
+    name: text(1000).nullish(),
+    description: text(20_000).nullish(),
+    url: httpUrl.nullish(),
+    urlType: z.enum(['link', 'upload']).default('link'),
+    format: text(100).nullish(),
+    mimetype: text(200).nullish(),
+  })
+  .meta({ id: 'ResourceInput', description: '`extras` is system-managed: sending it is a 422' });
+
+/** Writable dataset fields. In a draft PUT an absent key is left alone and null clears it. */
+export const DatasetFields = z.strictObject({
+  name: slug.nullish(),
+  title: text(1000).nullish(),
+  notes: text(100_000).nullish(),
+  ownerOrg: z.string().min(1).max(200).nullish().describe('Organization id or name'),
+  licenseId: text(100).min(1).nullish(),
+  private: z.boolean().nullish(),
+  author: text(300).nullish(),
+  authorEmail: email.nullish(),
+  maintainer: text(300).nullish(),
+  maintainerEmail: email.nullish(),
+  version: text(100).nullish(),
+  url: httpUrl.nullish(),
+  tags: z.array(tag).max(100).nullish().describe('Tag names; created on first use'),
+  groups: z.array(z.string().min(1).max(200)).max(100).nullish().describe('Category names or ids'),
+});
+
+export const CreateDatasetBody = DatasetFields.extend({
+  name: slug,
+  ownerOrg: z.string().min(1).max(200).describe('Organization id or name'),
+  licenseId: text(100).min(1),
+  resources: z.array(ResourceBody).max(200).optional(),
+});
+
+const GroupRef = z.object({ id: z.uuid(), name: z.string(), title: z.string() });
+
+export const ResourceRecord = z
+  .object({
+    id: z.uuid(),
+    packageId: z.uuid(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    url: z.string().nullable(),
+    urlType: z.enum(['upload', 'link']),
+    format: z.string().nullable(),
+    mimetype: z.string().nullable(),
+    size: z.number().int().nullable(),
+    hash: z.string().nullable(),
+    position: z.number().int(),
+    extras: z.record(z.string(), z.unknown()),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Resource' });
+
+export const DatasetRecord = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    title: z.string().nullable(),
+    notes: z.string().nullable(),
+    ownerOrg: z.uuid().nullable(),
+    organization: GroupRef.nullable(),
+    licenseId: z.string().nullable(),
+    private: z.boolean(),
+    state: z.enum(['draft', 'active', 'deleted']),
+    tags: z.array(z.string()),
+    groups: z.array(GroupRef),
+    author: z.string().nullable(),
+    authorEmail: z.string().nullable(),
+    maintainer: z.string().nullable(),
+    maintainerEmail: z.string().nullable(),
+    version: z.string().nullable(),
+    url: z.string().nullable(),
+    creatorUserId: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    publishedAt: z.iso.datetime().nullable(),
+    resources: z.array(ResourceRecord).optional().describe('Detail only'),
+    deletionIncomplete: z.boolean().optional().describe('Drafts only'),
+  })
+  .meta({ id: 'Dataset' });

@@ -1,0 +1,74 @@
+import { randomInt } from 'node:crypto';
+import type { Dataset, Group } from '../../entities/index.ts';
+import type { OrgRoles } from '../../policies/datasets.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { validationFailed, type FieldError } from '../errors.ts';
+import { resolveCategories, resolveOwnerOrg, resolveTags } from './references.ts';
+
+/** Writable dataset fields; in a partial update an absent key is left alone and null clears. */
+export interface DatasetInput {
+  name?: string | null;
+  title?: string | null;
+  notes?: string | null;
+  ownerOrg?: string | null;
+  licenseId?: string | null;
+  private?: boolean | null;
+  author?: string | null;
+  authorEmail?: string | null;
+  maintainer?: string | null;
+  maintainerEmail?: string | null;
+  version?: string | null;
+  url?: string | null;
+  tags?: string[] | null;
+  groups?: string[] | null;
+}
+
+const SCALARS = ['title', 'notes', 'licenseId', 'author', 'authorEmail', 'maintainer', 'maintainerEmail', 'version', 'url'] as const;
+
+/** What an active dataset must always have: the publish requirements of spec §3. */
+export const REQUIRED_WHEN_ACTIVE = ['name', 'ownerOrg', 'licenseId'] as const;
+
+export function missingForActive(input: DatasetInput): FieldError[] {
+  return REQUIRED_WHEN_ACTIVE.filter((k) => input[k] === undefined || input[k] === null).map((path) => ({
+    path,
+    message: 'is required for an active dataset',
+  }));
+}
+
+const LOWER_ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+export const placeholderName = () => `untitled-${Array.from({ length: 8 }, () => LOWER_ALNUM[randomInt(36)]).join('')}`;
+
+/**
+ * Writes `input` onto `dataset`. `full` (PUT on an active dataset) replaces every field, clearing what
+ * is omitted; `partial` (PUT on a draft, and creation) touches only the keys present.
+ */
+export async function applyDatasetFields(
+  ctx: DomainContext,
+  actor: Actor,
+  roles: OrgRoles,
+  dataset: Dataset,
+  input: DatasetInput,
+  mode: 'full' | 'partial',
+) {
+  const given = (key: keyof DatasetInput) => mode === 'full' || key in input;
+  if (mode === 'full') {
+    const missing = missingForActive(input);
+    if (missing.length > 0) throw validationFailed(missing);
+  }
+
+  for (const key of SCALARS) if (given(key)) dataset[key] = input[key] ?? null;
+  if (given('private')) dataset.private = input.private ?? false;
+  if (given('name')) {
+    dataset.name = input.name ?? placeholderName();
+    dataset.nameGenerated = !input.name;
+  }
+  if (given('ownerOrg')) {
+    dataset.ownerOrg = input.ownerOrg ? await resolveOwnerOrg(ctx, actor, roles, input.ownerOrg) : null;
+  }
+  if (given('tags')) dataset.tags.set(await resolveTags(ctx, input.tags ?? []));
+  if (given('groups')) {
+    const current = dataset.groups.isInitialized() ? (dataset.groups.getItems() as Group[]) : [];
+    dataset.groups.set(await resolveCategories(ctx, actor, input.groups ?? [], current));
+  }
+}

@@ -1,0 +1,130 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Dataset, Resource } from '../../entities/index.ts';
+import { authorize } from '../../policies/index.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { conflict, DomainError, validationFailed } from '../errors.ts';
+import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
+import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
+import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
+import { presentDataset } from './present.ts';
+
+const nameTaken = () => conflict('A dataset with this name already exists.', [{ path: 'name', message: 'is already taken' }]);
+
+async function flushDataset(ctx: DomainContext, onDuplicate = nameTaken) {
+  try {
+    await ctx.em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      throw /datasets_name_unique/.test(String(err.message)) ? nameTaken() : onDuplicate();
+    }
+    throw err;
+  }
+}
+
+async function detail(ctx: DomainContext, dataset: Dataset) {
+  const resources = await ctx.em.find(Resource, { dataset: dataset.id }, { orderBy: { position: 'asc' } });
+  return presentDataset(dataset, { resources });
+}
+
+/** POST /packages: an active dataset and its resources, in one transaction; one bad resource and nothing is created. */
+export async function createDataset(ctx: DomainContext, actor: Actor, input: DatasetInput & { resources?: ResourceInput[] }) {
+  const missing = missingForActive(input);
+  const resourceErrors = (input.resources ?? []).flatMap((r, i) => resourceInputErrors(r, `resources.${i}.`));
+  if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
+  const roles = await orgRolesOf(ctx, actor);
+
+  return ctx.em.transactional(async (em) => {
+    const tx = { ...ctx, em };
+    const dataset = em.create(Dataset, { name: input.name!, state: 'active', creator: actor.userId, publishedAt: new Date() });
+    await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
+    (input.resources ?? []).forEach((r, i) => buildResource(em, dataset, r, i));
+    const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);
+    const dup = urls.findIndex((u, i) => urls.indexOf(u) !== i);
+    if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
+    await flushDataset(tx);
+    return detail(tx, dataset);
+  });
+}
+
+/** POST /packages/drafts: any signed-in user; every field optional, a placeholder name when none is given. */
+export async function createDraft(ctx: DomainContext, actor: Actor, input: DatasetInput) {
+  authorize(actor, 'dataset:create-draft');
+  const roles = await orgRolesOf(ctx, actor);
+  return ctx.em.transactional(async (em) => {
+    const tx = { ...ctx, em };
+    const dataset = em.create(Dataset, { name: '', state: 'draft', creator: actor.userId });
+    await applyDatasetFields(tx, actor, roles, dataset, { ...input, name: input.name ?? null }, 'partial');
+    await flushDataset(tx);
+    return detail(tx, dataset);
+  });
+}
+
+export async function getDataset(ctx: DomainContext, actor: Actor, nameOrId: string, opts: { draft: boolean }) {
+  const { dataset } = await loadVisibleDataset(ctx, actor, nameOrId, opts.draft ? ['draft'] : ['active', 'deleted']);
+  return detail(ctx, dataset);
+}
+
+/** PUT: partial on a draft, a full replacement on an active dataset; resources are never touched here. */
+export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: string, input: DatasetInput) {
+  return ctx.em.transactional(async (em) => {
+    const tx = { ...ctx, em };
+    const { dataset, subject, roles } = await loadVisibleDataset(tx, actor, nameOrId, ['draft', 'active']);
+    authorize(actor, 'dataset:edit', subject);
+    await applyDatasetFields(tx, actor, roles, dataset, input, dataset.state === 'draft' ? 'partial' : 'full');
+    await flushDataset(tx);
+    return detail(tx, dataset);
+  });
+}
+
+/**
+ * Draft → active, once the three requirements of spec §3 hold (400 naming each one missing) and the
+ * caller is an editor of the owning organization at this moment. Publishing an active dataset changes
+ * nothing. The transition is one-way.
+ */
+export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  return ctx.em.transactional(async (em) => {
+    const tx = { ...ctx, em };
+    const { dataset, roles } = await loadVisibleDataset(tx, actor, nameOrId, ['draft', 'active']);
+    const missing = [
+      ...(dataset.nameGenerated ? [{ path: 'name', message: 'must be set explicitly; the placeholder cannot be published' }] : []),
+      ...(dataset.ownerOrg ? [] : [{ path: 'ownerOrg', message: 'is required to publish' }]),
+      ...(dataset.licenseId ? [] : [{ path: 'licenseId', message: 'is required to publish' }]),
+    ];
+    if (missing.length) {
+      throw new DomainError(400, 'publish_requirements_missing', 'Publish requirements missing', 'The draft cannot be published yet.', missing);
+    }
+    authorize(actor, 'dataset:publish', datasetSubject(dataset, roles));
+    if (dataset.state === 'draft') {
+      dataset.state = 'active';
+      dataset.publishedAt = new Date();
+      dataset.deletionIncomplete = false;
+      await flushDataset(tx);
+    }
+    return detail(tx, dataset);
+  });
+}
+
+/**
+ * DELETE: an active dataset is soft-deleted (a deleted one stays deleted); a draft is removed for good
+ * at once, by the workflow `delete-draft-<id>`.
+ */
+export async function deleteDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['draft', 'active', 'deleted']);
+  authorize(actor, 'dataset:delete', subject);
+  if (dataset.state === 'draft') return ctx.workflows.deleteDraft(dataset.id);
+  if (dataset.state === 'deleted') return;
+  dataset.state = 'deleted';
+  dataset.deletedAt = new Date();
+  await ctx.em.flush();
+}
+
+export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  authorize(actor, 'dataset:restore');
+  const { dataset } = await loadVisibleDataset(ctx, actor, nameOrId, ['active', 'deleted']);
+  if (dataset.state !== 'deleted') throw conflict('Only a deleted dataset can be restored.');
+  dataset.state = 'active';
+  dataset.deletedAt = null;
+  await ctx.em.flush();
+  return detail(ctx, dataset);
+}

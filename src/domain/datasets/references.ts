@@ -1,0 +1,45 @@
+import { Group, Tag } from '../../entities/index.ts';
+import { authorize } from '../../policies/index.ts';
+import type { OrgRoles } from '../../policies/datasets.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { validationFailed } from '../errors.ts';
+import { byNameOrId } from '../ids.ts';
+import { roleOf } from '../groups/groups.ts';
+
+/** The active organization a dataset is placed in; placing it there needs editor rights (403). */
+export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: OrgRoles, ref: string): Promise<Group> {
+  const org = await ctx.em.findOne(Group, { kind: 'organization', state: 'active', ...byNameOrId(ref) });
+  if (!org) throw validationFailed([{ path: 'ownerOrg', message: 'no active organization has this id or name' }]);
+  authorize(actor, 'dataset:place-in-org', { orgRole: roles.get(org.id) ?? null });
+  return org;
+}
+
+/** Tags by name, created on first use; concurrent first uses of one name meet in the upsert. */
+export async function resolveTags(ctx: DomainContext, names: string[]): Promise<Tag[]> {
+  const unique = [...new Set(names)];
+  if (unique.length === 0) return [];
+  await ctx.em.getConnection().execute(
+    `insert into tags (id, name, created_at) values ${unique.map(() => '(gen_random_uuid(), ?, now())').join(', ')}
+     on conflict (name) do nothing`,
+    unique,
+  );
+  return ctx.em.find(Tag, { name: { $in: unique } });
+}
+
+/**
+ * Categories by name or id. A category the dataset is not in yet needs the actor to be a member of it
+ * (spec §5: category members add datasets to their categories); one it is already in may stay.
+ */
+export async function resolveCategories(ctx: DomainContext, actor: Actor, refs: string[], current: Group[]): Promise<Group[]> {
+  const found: Group[] = [];
+  for (const [i, ref] of refs.entries()) {
+    const category = await ctx.em.findOne(Group, { kind: 'category', state: 'active', ...byNameOrId(ref) });
+    if (!category) throw validationFailed([{ path: `groups.${i}`, message: 'no active category has this id or name' }]);
+    if (!current.some((c) => c.id === category.id)) {
+      authorize(actor, 'dataset:add-to-category', { categoryRole: await roleOf(ctx, actor, category.id) });
+    }
+    if (!found.some((c) => c.id === category.id)) found.push(category);
+  }
+  return found;
+}

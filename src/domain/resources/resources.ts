@@ -1,0 +1,153 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { Dataset, Resource, type UrlType } from '../../entities/index.ts';
+import { authorize } from '../../policies/index.ts';
+import { visibleDatasetsFilter } from '../../policies/datasets.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
+import { presentResource } from './present.ts';
+
+export interface ResourceInput {
+  name?: string | null;
+  description?: string | null;
+  url?: string | null;
+  urlType: UrlType;
+  format?: string | null;
+  mimetype?: string | null;
+}
+
+const ALL_STATES = ['draft', 'active', 'deleted'] as const;
+
+/** A link needs its URL; an upload gets its URL from the service once the bytes arrive. */
+export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldError[] {
+  const path = `${prefix}url`;
+  if (input.urlType === 'link' && !input.url) return [{ path, message: 'is required for a link' }];
+  if (input.urlType === 'upload' && input.url) return [{ path, message: 'is set by the service for an upload' }];
+  return [];
+}
+
+/** Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. */
+export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number) {
+  return em.create(Resource, {
+    dataset,
+    name: input.name ?? null,
+    description: input.description ?? null,
+    url: input.url ?? null,
+    urlType: input.urlType,
+    format: input.format?.trim().toUpperCase() || null,
+    mimetype: input.mimetype ?? null,
+    position,
+    extras: {},
+  });
+}
+
+export const duplicateUrl = (path = 'url') => conflict('This dataset already has a resource with this URL.', [{ path, message: 'is already used in this dataset' }]);
+
+/** A resource the actor may see: the visibility of its dataset decides. */
+async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: string) {
+  const resource = isUuid(id) ? await ctx.em.findOne(Resource, { id }) : null;
+  if (!resource) throw notFound('Resource');
+  const { dataset, subject } = await loadVisibleDataset(ctx, actor, (resource.dataset as Dataset).id, [...ALL_STATES]).catch(() => {
+    throw notFound('Resource');
+  });
+  return { resource, dataset, subject };
+}
+
+async function loadEditableDataset(ctx: DomainContext, actor: Actor, datasetId: string) {
+  const loaded = await loadVisibleDataset(ctx, actor, datasetId, ['draft', 'active']);
+  authorize(actor, 'dataset:edit', loaded.subject);
+  return loaded;
+}
+
+export async function listResources(ctx: DomainContext, actor: Actor, datasetId: string) {
+  const { dataset } = await loadVisibleDataset(ctx, actor, datasetId, [...ALL_STATES]);
+  const rows = await ctx.em.find(Resource, { dataset: dataset.id }, { orderBy: { position: 'asc' } });
+  return { count: rows.length, offset: 0, limit: rows.length, results: rows.map(presentResource) };
+}
+
+export async function getResource(ctx: DomainContext, actor: Actor, id: string) {
+  return presentResource((await loadVisibleResource(ctx, actor, id)).resource);
+}
+
+export async function addResource(ctx: DomainContext, actor: Actor, datasetId: string, input: ResourceInput) {
+  const errors = resourceInputErrors(input);
+  if (errors.length) throw validationFailed(errors);
+  const { dataset } = await loadEditableDataset(ctx, actor, datasetId);
+  const last = await ctx.em.findOne(Resource, { dataset: dataset.id }, { orderBy: { position: 'desc' } });
+  const resource = buildResource(ctx.em, dataset, input, (last?.position ?? -1) + 1);
+  await flushResources(ctx);
+  return presentResource(resource);
+}
+
+/** PUT: a full replacement of the client's fields; extras, size and hash stay the system's. */
+export async function replaceResource(ctx: DomainContext, actor: Actor, id: string, input: ResourceInput) {
+  const errors = resourceInputErrors(input);
+  if (errors.length) throw validationFailed(errors);
+  const { resource, subject } = await loadVisibleResource(ctx, actor, id);
+  authorize(actor, 'dataset:edit', subject);
+  if (subject.state === 'deleted') throw notFound('Resource');
+  resource.name = input.name ?? null;
+  resource.description = input.description ?? null;
+  if (input.urlType === 'link' || resource.urlType === 'link') resource.url = input.url ?? null;
+  resource.urlType = input.urlType;
+  resource.format = input.format?.trim().toUpperCase() || null;
+  resource.mimetype = input.mimetype ?? null;
+  await flushResources(ctx);
+  return presentResource(resource);
+}
+
+export async function deleteResource(ctx: DomainContext, actor: Actor, id: string) {
+  const { resource, subject } = await loadVisibleResource(ctx, actor, id);
+  authorize(actor, 'dataset:edit', subject);
+  if (subject.state === 'deleted') throw notFound('Resource');
+  await ctx.em.nativeDelete(Resource, { id: resource.id });
+}
+
+/** The new order must name every resource of the dataset exactly once. */
+export async function reorderResources(ctx: DomainContext, actor: Actor, datasetId: string, order: string[]) {
+  const { dataset } = await loadEditableDataset(ctx, actor, datasetId);
+  const rows = await ctx.em.find(Resource, { dataset: dataset.id });
+  const ids = new Set(rows.map((r) => r.id));
+  if (order.length !== ids.size || new Set(order).size !== order.length || !order.every((id) => ids.has(id))) {
+    throw validationFailed([{ path: 'order', message: 'must list every resource of the dataset exactly once' }]);
+  }
+  for (const r of rows) r.position = order.indexOf(r.id);
+  await ctx.em.flush();
+  return listResources(ctx, actor, dataset.id);
+}
+
+/** Resources of active datasets the actor may see. */
+async function visibleActiveResourceFilter(ctx: DomainContext, actor: Actor) {
+  const roles = await orgRolesOf(ctx, actor);
+  return { dataset: { $and: [visibleDatasetsFilter(actor, roles), { state: 'active' as const }] } };
+}
+
+export async function countResources(ctx: DomainContext, actor: Actor) {
+  return { count: await ctx.em.count(Resource, await visibleActiveResourceFilter(ctx, actor)) };
+}
+
+/** Formats in use on resources of visible active datasets, most used first. */
+export async function resourceFormats(ctx: DomainContext, actor: Actor) {
+  const rows: Array<{ format: string; count: string }> = await ctx.em
+    .createQueryBuilder(Resource, 'r')
+    .select(['r.format', raw('count(*) as count')])
+    .where({ ...(await visibleActiveResourceFilter(ctx, actor)), format: { $ne: null } })
+    .groupBy('r.format')
+    .execute();
+  const results = rows
+    .map((r) => ({ format: r.format, count: Number(r.count) }))
+    .sort((a, b) => b.count - a.count || a.format.localeCompare(b.format));
+  return { count: results.length, offset: 0, limit: results.length, results };
+}
+
+async function flushResources(ctx: DomainContext) {
+  try {
+    await ctx.em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw duplicateUrl();
+    throw err;
+  }
+}

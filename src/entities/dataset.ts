@@ -1,0 +1,40 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { baseProperties } from './base.ts';
+import { Group } from './group.ts';
+import { Tag } from './tag.ts';
+import { User } from './user.ts';
+
+export const DATASET_STATES: ['draft', 'active', 'deleted'] = ['draft', 'active', 'deleted'];
+export type DatasetState = (typeof DATASET_STATES)[number];
+
+/** A dataset ("package" in paths). Drafts, active and soft-deleted datasets share the table. */
+export const Dataset = defineEntity({
+  name: 'Dataset',
+  tableName: 'datasets',
+  properties: {
+    ...baseProperties,
+    name: p.string().length(100).unique(),
+    /** True while the name is the generated `untitled-…` placeholder, which cannot be published. */
+    nameGenerated: p.boolean().default(false),
+    title: p.string().length(1000).nullable(),
+    notes: p.text().nullable(),
+    ownerOrg: () => p.manyToOne(Group).nullable().deleteRule('restrict').index(),
+    licenseId: p.string().length(100).nullable(),
+    private: p.boolean().default(false),
+    state: p.enum(DATASET_STATES).index(),
+    author: p.string().length(300).nullable(),
+    authorEmail: p.string().length(320).nullable(),
+    maintainer: p.string().length(300).nullable(),
+    maintainerEmail: p.string().length(320).nullable(),
+    version: p.string().length(100).nullable(),
+    url: p.string().length(2000).nullable(),
+    creator: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
+    publishedAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+    /** A draft deletion that failed partway; the same DELETE completes it. */
+    deletionIncomplete: p.boolean().default(false),
+    tags: () => p.manyToMany(Tag).pivotTable('dataset_tags').owner(),
+    groups: () => p.manyToMany(Group).pivotTable('dataset_groups').owner(),
+  },
+});
+export type Dataset = InferEntity<typeof Dataset>;

@@ -1,0 +1,52 @@
+import type { Actor } from '../domain/actor.ts';
+import type { DatasetState, MemberRole } from '../entities/index.ts';
+import { hasRole } from './roles.ts';
+
+/**
+ * Who may see and change a dataset, in one place, in two forms that must agree: a predicate over one
+ * loaded dataset (`canReadDataset`, for details and writes) and a query filter (`visibleDatasetsFilter`)
+ * that lists, counts and facets apply inside SQL, so nothing is ever filtered from a page afterwards.
+ */
+export interface DatasetSubject {
+  state: DatasetState;
+  private: boolean;
+  creatorId: string | null;
+  /** The actor's role in the owning organization, or null when none (or no organization). */
+  orgRole: MemberRole | null;
+}
+
+export function canReadDataset(a: Actor, s: DatasetSubject): boolean {
+  if (a.sysadmin) return true;
+  switch (s.state) {
+    case 'active':
+      return !s.private || hasRole(s.orgRole, 'member');
+    case 'draft':
+      return (a.userId !== null && s.creatorId === a.userId) || hasRole(s.orgRole, 'editor');
+    case 'deleted':
+      return hasRole(s.orgRole, 'editor');
+  }
+}
+
+/** Editing: editors of the owning organization; a draft also by its creator. */
+export function canEditDataset(a: Actor, s: DatasetSubject): boolean {
+  if (a.sysadmin || hasRole(s.orgRole, 'editor')) return true;
+  return s.state === 'draft' && a.userId !== null && s.creatorId === a.userId;
+}
+
+/** The actor's organization roles, by organization id, as the query filter needs them. */
+export type OrgRoles = ReadonlyMap<string, MemberRole>;
+
+/** The same rule as canReadDataset, as a MikroORM filter over `datasets`. */
+export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
+  if (a.sysadmin) return {};
+  const memberOf = [...roles.keys()];
+  const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
+  return {
+    $or: [
+      { state: 'active' as const, private: false },
+      ...(memberOf.length ? [{ state: 'active' as const, ownerOrg: { $in: memberOf } }] : []),
+      ...(a.userId ? [{ state: 'draft' as const, creator: a.userId }] : []),
+      ...(editorOf.length ? [{ state: { $in: ['draft' as const, 'deleted' as const] }, ownerOrg: { $in: editorOf } }] : []),
+    ],
+  };
+}

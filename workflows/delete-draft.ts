@@ -1,0 +1,15 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { AWAITED_ACTIVITY } from '../src/temporal/policies.ts';
+
+const { flagDraftDeletion, deleteDraftResources, deleteDraftRecord } = proxyActivities<Activities>(AWAITED_ACTIVITY);
+
+/**
+ * `delete-draft-<id>`: removes a draft for good. Flag first, row last: if a step fails, the draft stays
+ * listed with `deletionIncomplete: true`, and the same DELETE runs this again to finish.
+ */
+export async function deleteDraftWorkflow(datasetId: string): Promise<{ removed: boolean }> {
+  if (!(await flagDraftDeletion(datasetId))) return { removed: false };
+  await deleteDraftResources(datasetId);
+  return { removed: await deleteDraftRecord(datasetId) };
+}
