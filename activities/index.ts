@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/draft-deletion.ts';
-import { deleteDeletedOrganization } from '../src/domain/groups/purge.ts';
+import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
 
 export interface ActivityServices {
   orm: MikroORM;
@@ -12,6 +12,9 @@ export interface ActivityServices {
  */
 export function createActivities({ orm }: ActivityServices) {
   return {
+    async purgeOrganizationDatasets(orgId: string, pageSize: number): Promise<number> {
+      return deleteOrganizationDatasetsPage(orm.em.fork(), orgId, pageSize);
+    },
     async purgeOrganizationRecord(orgId: string): Promise<boolean> {
       return deleteDeletedOrganization(orm.em.fork(), orgId);
     },

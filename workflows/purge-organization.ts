@@ -1,15 +1,32 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { SHORT_ACTIVITY } from '../src/temporal/policies.ts';
 
-const { purgeOrganizationRecord } = proxyActivities<Activities>(SHORT_ACTIVITY);
+const { purgeOrganizationDatasets, purgeOrganizationRecord } = proxyActivities<Activities>(SHORT_ACTIVITY);
+
+export interface PurgeProgress {
+  /** Datasets removed per activity call. */
+  pageSize?: number;
+  /** Pages per run before continue-as-new, so a large organization never grows one huge history. */
+  pagesPerRun?: number;
+  /** Carried across continue-as-new. */
+  datasetsRemoved?: number;
+}
 
 /**
- * `purge-org-<id>`: removes a soft-deleted organization for good. The organization's own row goes last
- * (with its memberships), so a purge cut short leaves it listed as deleted and the next request
- * finishes the work. Restoring is refused while this runs.
+ * `purge-org-<id>`: removes a soft-deleted organization for good: its datasets page by page, then its
+ * own row (with its memberships). A purge cut short leaves the organization listed as deleted and the
+ * next request finishes the work. Restoring is refused while this runs.
  */
-export async function purgeOrganizationWorkflow(orgId: string): Promise<{ removed: boolean }> {
-  const removed = await purgeOrganizationRecord(orgId);
-  return { removed };
+export async function purgeOrganizationWorkflow(
+  orgId: string,
+  { pageSize = 200, pagesPerRun = 50, datasetsRemoved = 0 }: PurgeProgress = {},
+): Promise<{ removed: boolean; datasets: number }> {
+  let datasets = datasetsRemoved;
+  for (let page = 0; page < pagesPerRun; page++) {
+    const removed = await purgeOrganizationDatasets(orgId, pageSize);
+    datasets += removed;
+    if (removed < pageSize) return { removed: await purgeOrganizationRecord(orgId), datasets };
+  }
+  return continueAsNew<typeof purgeOrganizationWorkflow>(orgId, { pageSize, pagesPerRun, datasetsRemoved: datasets });
 }

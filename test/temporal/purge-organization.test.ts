@@ -60,7 +60,7 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
   });
-  t.deepEqual(result, { removed: true });
+  t.deepEqual(result, { removed: true, datasets: 0 });
   t.deepEqual(attempts, [1, 2]);
   if (process.env.RECORD_HISTORIES) {
     const args = ['workflow', 'show', '-w', purgeOrgWorkflowId(orgId), '--address', process.env.TEST_TEMPORAL_ADDRESS!, '-o', 'json'];
@@ -79,7 +79,7 @@ test.serial('a purge that reaches an organization restored meanwhile removes not
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
   });
-  t.deepEqual(result, { removed: false });
+  t.deepEqual(result, { removed: false, datasets: 0 });
   const org = await app.api.get(`/api/v1/organizations/${orgId}`);
   t.is(org.status, 200);
   t.is(org.body.state, 'active');
@@ -112,4 +112,32 @@ test('the purge workflow replays a recorded history deterministically', async (t
   await t.notThrowsAsync(
     Worker.runReplayHistory({ workflowsPath: path.resolve('workflows/index.ts'), replayName: 'purge-organization' }, history),
   );
+});
+
+test.serial('the purge removes the organization’s datasets page by page, continuing as new, then the organization', async (t) => {
+  const auth = { token: app.adminToken };
+  const { orgId } = await deletedOrgWithMember('big-org');
+  // Datasets need an active organization: restore it, add them, delete it again.
+  await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, auth);
+  const names = ['big-a', 'big-b', 'big-c', 'big-d', 'big-e'];
+  for (const name of names) {
+    const res = await app.api.post(
+      '/api/v1/packages',
+      { name, ownerOrg: orgId, licenseId: 'cc-by', resources: [{ url: `https://example.org/${name}.csv` }] },
+      auth,
+    );
+    t.is(res.status, 201, res.text);
+  }
+  await app.api.delete(`/api/v1/organizations/${orgId}`, auth);
+
+  const handle = await app.almanac.services.workflows.client.workflow.start('purgeOrganizationWorkflow', {
+    taskQueue: app.taskQueue,
+    workflowId: purgeOrgWorkflowId(orgId),
+    args: [orgId, { pageSize: 1, pagesPerRun: 2 }],
+  });
+  t.deepEqual(await handle.result(), { removed: true, datasets: 5 });
+  t.not((await handle.describe()).runId, handle.firstExecutionRunId, 'the purge continued as new');
+  for (const name of names) t.is((await app.api.get(`/api/v1/packages/${name}`, auth)).status, 404, name);
+  t.is((await app.api.get(`/api/v1/organizations/${orgId}`, auth)).status, 404);
+  t.deepEqual((await app.api.get('/api/v1/resources/count', auth)).body, { count: 0 });
 });
