@@ -1,2 +1,3 @@
 export { purgeOrganizationWorkflow } from './purge-organization.ts';
 export { deleteDraftWorkflow } from './delete-draft.ts';
+export { purgeDatasetWorkflow } from './purge-dataset.ts';
