@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/draft-deletion.ts';
+import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
 
 export interface ActivityServices {
@@ -26,6 +26,9 @@ export function createActivities({ orm }: ActivityServices) {
     },
     async deleteDraftRecord(datasetId: string): Promise<boolean> {
       return deleteDraftRecord(orm.em.fork(), datasetId);
+    },
+    async purgeDeletedDataset(datasetId: string): Promise<boolean> {
+      return deleteDeletedDataset(orm.em.fork(), datasetId);
     },
   };
 }

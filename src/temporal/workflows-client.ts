@@ -7,7 +7,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { DomainError } from '../domain/errors.ts';
-import type { deleteDraftWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
+import type { deleteDraftWorkflow, purgeDatasetWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
@@ -20,6 +20,7 @@ function asUnavailable(err: unknown) {
 
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
 export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${datasetId}`;
+export const purgeDatasetWorkflowId = (datasetId: string) => `purge-dataset-${datasetId}`;
 
 /** The app's door to Temporal: starts workflows by their deterministic ids. */
 export class Workflows {
@@ -63,21 +64,37 @@ export class Workflows {
    * Runs `delete-draft-<id>` and waits for it: the DELETE of a draft answers only once the draft is gone.
    * A repeat joins a running deletion or re-runs a failed one; a failure is a 503 to retry.
    */
-  async deleteDraft(datasetId: string): Promise<void> {
+  deleteDraft(datasetId: string): Promise<void> {
+    return this.runAwaited('deleteDraftWorkflow', deleteDraftWorkflowId(datasetId), datasetId, () =>
+      new DomainError(503, 'deletion_incomplete', 'Deletion incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.'),
+    );
+  }
+
+  /** Runs `purge-dataset-<id>` and waits for it; a failure is a 503 to retry. */
+  purgeDataset(datasetId: string): Promise<void> {
+    return this.runAwaited('purgeDatasetWorkflow', purgeDatasetWorkflowId(datasetId), datasetId, () =>
+      new DomainError(503, 'purge_incomplete', 'Purge incomplete', 'The dataset could not be purged completely; repeat the request to finish.'),
+    );
+  }
+
+  private async runAwaited(
+    type: 'deleteDraftWorkflow' | 'purgeDatasetWorkflow',
+    workflowId: string,
+    datasetId: string,
+    failed: () => DomainError,
+  ): Promise<void> {
     try {
       const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
-        this.client.workflow.start<typeof deleteDraftWorkflow>('deleteDraftWorkflow', {
+        this.client.workflow.start<typeof deleteDraftWorkflow | typeof purgeDatasetWorkflow>(type, {
           taskQueue: this.taskQueue,
-          workflowId: deleteDraftWorkflowId(datasetId),
+          workflowId,
           args: [datasetId],
           workflowIdConflictPolicy: 'USE_EXISTING',
         }),
       );
       await handle.result();
     } catch (err) {
-      if (err instanceof WorkflowFailedError) {
-        throw new DomainError(503, 'deletion_incomplete', 'Deletion incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
-      }
+      if (err instanceof WorkflowFailedError) throw failed();
       throw asUnavailable(err);
     }
   }

@@ -3,7 +3,7 @@ import { Dataset, Resource } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, DomainError, validationFailed } from '../errors.ts';
+import { conflict, DomainError, unauthenticated, validationFailed } from '../errors.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
@@ -60,7 +60,9 @@ export async function createDraft(ctx: DomainContext, actor: Actor, input: Datas
   });
 }
 
+/** `?state=draft` needs auth (spec §4): 401 for an anonymous caller, whatever the name; then 404 unless visible. */
 export async function getDataset(ctx: DomainContext, actor: Actor, nameOrId: string, opts: { draft: boolean }) {
+  if (opts.draft && actor.userId === null) throw unauthenticated();
   const { dataset } = await loadVisibleDataset(ctx, actor, nameOrId, opts.draft ? ['draft'] : ['active', 'deleted']);
   return detail(ctx, dataset);
 }
@@ -127,4 +129,12 @@ export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId:
   dataset.deletedAt = null;
   await ctx.em.flush();
   return detail(ctx, dataset);
+}
+
+/** Permanent removal of a soft-deleted dataset (org admin), by the workflow `purge-dataset-<id>`. */
+export async function purgeDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['active', 'deleted']);
+  authorize(actor, 'dataset:purge', subject);
+  if (dataset.state !== 'deleted') throw conflict('Only a deleted dataset can be purged; delete it first.');
+  await ctx.workflows.purgeDataset(dataset.id);
 }

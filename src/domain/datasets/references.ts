@@ -15,11 +15,14 @@ export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: O
   return org;
 }
 
-/** Tags by name, created on first use; concurrent first uses of one name meet in the upsert. */
+/**
+ * Tags by name, created on first use; concurrent first uses of one name meet in the upsert. `em.execute`
+ * runs inside the caller's transaction, so a request that fails leaves no new tag behind.
+ */
 export async function resolveTags(ctx: DomainContext, names: string[]): Promise<Tag[]> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
-  await ctx.em.getConnection().execute(
+  await ctx.em.execute(
     `insert into tags (id, name, created_at) values ${unique.map(() => '(gen_random_uuid(), ?, now())').join(', ')}
      on conflict (name) do nothing`,
     unique,

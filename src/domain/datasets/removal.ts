@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dataset, Resource } from '../../entities/index.ts';
 
 /**
- * Steps of the `delete-draft-<id>` workflow. The row is flagged first and removed last, so a deletion
+ * Permanent removal of datasets, as workflow steps. Those of `delete-draft-<id>`: The row is flagged first and removed last, so a deletion
  * cut short leaves the draft listed with `deletionIncomplete: true` until a repeated DELETE finishes
  * it. Each step is idempotent.
  */
@@ -16,4 +16,9 @@ export async function deleteDraftResources(em: EntityManager, datasetId: string)
 
 export async function deleteDraftRecord(em: EntityManager, datasetId: string): Promise<boolean> {
   return (await em.nativeDelete(Dataset, { id: datasetId, state: 'draft' })) > 0;
+}
+
+/** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its resources by cascade. */
+export async function deleteDeletedDataset(em: EntityManager, datasetId: string): Promise<boolean> {
+  return (await em.nativeDelete(Dataset, { id: datasetId, state: 'deleted' })) > 0;
 }

@@ -5,6 +5,7 @@ import {
   deleteDataset,
   getDataset,
   publishDataset,
+  purgeDataset,
   restoreDataset,
   updateDataset,
 } from '../../../domain/datasets/lifecycle.ts';
@@ -32,7 +33,7 @@ export const packageRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/packages/{nameOrId}', tag: 'packages', access: 'public',
-    summary: 'Dataset detail with its resources; `?state=draft` finds a draft the caller may see',
+    summary: 'Dataset detail with its resources; `?state=draft` needs auth (401) and finds a draft the caller may see',
     params: nameOrIdParams,
     query: z.object({ state: z.enum(['draft']).optional() }),
     response: DatasetRecord,
@@ -65,6 +66,12 @@ export const packageRoutes = [
     params: nameOrIdParams,
     response: DatasetRecord,
     handle: ({ domain, actor, params }) => restoreDataset(domain, actor, params.nameOrId),
+  }),
+  defineRoute({
+    method: 'post', path: '/packages/{nameOrId}/purge', tag: 'packages', access: 'user',
+    summary: 'Permanently delete a soft-deleted dataset and its resources (org admin); runs as purge-dataset-<id>',
+    params: nameOrIdParams,
+    handle: ({ domain, actor, params }) => purgeDataset(domain, actor, params.nameOrId),
   }),
   defineRoute({
     method: 'get', path: '/packages/{id}/resources', tag: 'packages', access: 'public',
