@@ -9,12 +9,12 @@ export const tagRoutes = [
   defineRoute({
     method: 'get',
     path: '/tags',
-    summary: 'List tags, by name',
+    summary: 'Tags of the active datasets the caller may see, by name',
     tag: 'tags',
     access: 'public',
     query: z.object({ q: z.string().trim().max(100).optional(), ...paging }),
     response: listOf(TagRecord),
-    handle: ({ domain, query }) => listTags(domain, query.q, query),
+    handle: ({ domain, actor, query }) => listTags(domain, actor, query.q, query),
   }),
   defineRoute({
     method: 'get',
@@ -24,6 +24,6 @@ export const tagRoutes = [
     access: 'public',
     params: z.object({ id: z.string().min(1).max(100) }),
     response: TagRecord,
-    handle: ({ domain, params }) => getTag(domain, params.id),
+    handle: ({ domain, actor, params }) => getTag(domain, actor, params.id),
   }),
 ];
