@@ -58,6 +58,7 @@ export const GroupRecord = z
     state: z.enum(['active', 'deleted']),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
+    packageCount: z.number().int().describe('Active datasets of this group that the caller may see'),
   })
   .meta({ id: 'Group', description: 'An organization or a category' });
 

@@ -75,7 +75,7 @@ test('GET /groups lists active categories in the list envelope, filtered by q an
     filtered.body.results.map((g: { name: string }) => g.name),
     [...names, byTitle.name].sort(),
   );
-  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'state', 'title', 'updatedAt']);
+  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'packageCount', 'state', 'title', 'updatedAt']);
 
   const first = await app.api.get(`${BASE}?q=${marker}&limit=3`);
   const rest = await app.api.get(`${BASE}?q=${marker}&limit=3&offset=3`);

@@ -77,7 +77,7 @@ test('GET /organizations lists active organizations in the list envelope, filter
     [...names, byTitle.name].sort(),
   );
   const record = filtered.body.results[0];
-  t.deepEqual(Object.keys(record).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'state', 'title', 'updatedAt']);
+  t.deepEqual(Object.keys(record).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'packageCount', 'state', 'title', 'updatedAt']);
   t.regex(record.id, UUID);
   t.is(record.state, 'active');
 

@@ -6,7 +6,8 @@ import type { DomainContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import { byNameOrId } from '../ids.ts';
 import { likePattern, page, type PageRequest } from '../pagination.ts';
-import { kindLabel, presentGroup } from './present.ts';
+import { presentGroupsWithCounts } from './package-counts.ts';
+import { kindLabel } from './present.ts';
 
 export interface GroupFields {
   name: string;
@@ -48,18 +49,19 @@ export async function listGroups(ctx: DomainContext, actor: Actor, kind: GroupKi
     offset: req.offset,
     limit: req.limit,
   });
-  return page(rows.map(presentGroup), count, req);
+  return page(await presentGroupsWithCounts(ctx, actor, rows), count, req);
 }
 
 export async function getGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
-  return presentGroup((await loadVisibleGroup(ctx, actor, kind, nameOrId)).group);
+  const [record] = await presentGroupsWithCounts(ctx, actor, [(await loadVisibleGroup(ctx, actor, kind, nameOrId)).group]);
+  return record;
 }
 
 export async function createGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, fields: GroupFields) {
   authorize(actor, 'group:create');
   const group = ctx.em.create(Group, { kind, ...normalise(fields) });
   await flushUnique(ctx, kind);
-  return presentGroup(group);
+  return (await presentGroupsWithCounts(ctx, actor, [group]))[0];
 }
 
 /** PUT: a full replacement, so omitted optional fields are cleared. */
@@ -68,7 +70,7 @@ export async function replaceGroup(ctx: DomainContext, actor: Actor, kind: Group
   authorize(actor, 'group:update', subject);
   ctx.em.assign(group, normalise(fields));
   await flushUnique(ctx, kind);
-  return presentGroup(group);
+  return (await presentGroupsWithCounts(ctx, actor, [group]))[0];
 }
 
 export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
@@ -93,7 +95,7 @@ export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: Group
   group.state = 'active';
   group.deletedAt = null;
   await ctx.em.flush();
-  return presentGroup(group);
+  return (await presentGroupsWithCounts(ctx, actor, [group]))[0];
 }
 
 /** Purge needs a soft delete first, so nothing disappears by one mistaken call. */
@@ -123,8 +125,9 @@ export async function myOrganizations(ctx: DomainContext, actor: Actor, req: Pag
     { user: actor.userId!, group: { kind: 'organization', state: 'active' } },
     { populate: ['group'], orderBy: { group: { name: 'asc' } }, offset: req.offset, limit: req.limit },
   );
+  const records = await presentGroupsWithCounts(ctx, actor, rows.map((m) => m.group as Group));
   return page(
-    rows.map((m) => ({ ...presentGroup(m.group as Group), role: m.role })),
+    records.map((record, i) => ({ ...record, role: rows[i].role })),
     count,
     req,
   );

@@ -10,7 +10,6 @@ export const presentGroup = (g: Group) => ({
   createdAt: g.createdAt.toISOString(),
   updatedAt: g.updatedAt.toISOString(),
 });
-export type GroupRecord = ReturnType<typeof presentGroup>;
 
 /** What the kind is called in messages. */
 export const kindLabel = (kind: Group['kind']) => (kind === 'organization' ? 'Organization' : 'Category');

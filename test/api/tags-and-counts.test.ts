@@ -13,7 +13,8 @@ test.before(async () => {
   const auth = { token: app.adminToken };
   await app.api.post('/api/v1/organizations', { name: 'tags-org' }, auth);
   await app.api.post('/api/v1/organizations/tags-org/members', { user: member.id, role: 'member' }, auth);
-  const base = { ownerOrg: 'tags-org', licenseId: 'cc-by' };
+  await app.api.post('/api/v1/groups', { name: 'tags-cat' }, auth);
+  const base = { ownerOrg: 'tags-org', licenseId: 'cc-by', groups: ['tags-cat'] };
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-public', tags: ['climate', 'shared'] }, auth);
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-private', private: true, tags: ['secret-plan', 'shared'] }, auth);
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-deleted', tags: ['gone-tag'] }, auth);
@@ -44,4 +45,20 @@ test('a tag the caller may not see is 404 by name and by id', async (t) => {
 
 test('q filters tag names', async (t) => {
   t.deepEqual(names(await app.api.get('/api/v1/tags?q=LIM')), ['climate']);
+});
+
+test('packageCount counts the active datasets the caller may see, for organizations and categories', async (t) => {
+  for (const [who, auth, expected] of [
+    ['anonymous', {}, 1],
+    ['outsider', { token: outsider.token }, 1],
+    ['member', { token: member.token }, 2],
+    ['sysadmin', { token: app.adminToken }, 2],
+  ] as const) {
+    t.is((await app.api.get('/api/v1/organizations/tags-org', auth)).body.packageCount, expected, `${who}: org detail`);
+    const list = await app.api.get('/api/v1/organizations?q=tags-org', auth);
+    t.is(list.body.results[0].packageCount, expected, `${who}: org list`);
+    t.is((await app.api.get('/api/v1/groups/tags-cat', auth)).body.packageCount, expected, `${who}: category detail`);
+  }
+  const mine = await app.api.get('/api/v1/users/me/organizations', { token: member.token });
+  t.like(mine.body.results[0], { name: 'tags-org', role: 'member', packageCount: 2 });
 });
