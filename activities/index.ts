@@ -1,17 +1,22 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
+import { writeKeywordDocument } from '../src/search/keyword-document.ts';
 
 export interface ActivityServices {
   orm: MikroORM;
+  searchLanguage: string;
 }
 
 /**
  * Builds the activities from the app's services; the worker calls this once. Each activity forks its
  * own EntityManager and calls into src/domain, so retries never share state.
  */
-export function createActivities({ orm }: ActivityServices) {
+export function createActivities({ orm, searchLanguage }: ActivityServices) {
   return {
+    async writeKeywordDocument(datasetId: string): Promise<boolean> {
+      return writeKeywordDocument(orm.em.fork(), datasetId, searchLanguage);
+    },
     async purgeOrganizationDatasets(orgId: string, pageSize: number): Promise<number> {
       return deleteOrganizationDatasetsPage(orm.em.fork(), orgId, pageSize);
     },

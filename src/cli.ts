@@ -63,7 +63,12 @@ async function worker(config: Config, log: Logger) {
   }
   const shutdown = await shutdownRequests(log);
   const db = await (await database()).startDatabase(config, log);
-  const running = await (await temporalWorker()).startWorker({ ...config.temporal, orm: db.orm, log, onFatal: shutdown.fail });
+  const running = await (await temporalWorker()).startWorker({
+    ...config.temporal,
+    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, searchLanguage: config.search.language }),
+    log,
+    onFatal: shutdown.fail,
+  });
   await shutdown.requested;
   await running.stop();
   await db.stop();

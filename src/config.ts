@@ -47,6 +47,7 @@ const EnvSchema = z
     S3_REGION: z.string().min(1).default('us-east-1'),
 
 
+    SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english').default('english'),
     SITE_NAME: z.string().min(1).default('Almanac'),
     REGISTRATION_ENABLED: booleanFlag.default(true),
     SESSION_TTL_HOURS: positiveInt.default(24 * 14),
@@ -144,6 +145,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         }
       : { mode: 'local' as const, dir: path.join(dataDir, 'files') },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
+    search: { language: e.SEARCH_LANGUAGE },
     auth: {
       sessionTtlHours: e.SESSION_TTL_HOURS,
       loginThrottle: {

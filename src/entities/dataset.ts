@@ -11,6 +11,11 @@ export type DatasetState = (typeof DATASET_STATES)[number];
 export const Dataset = defineEntity({
   name: 'Dataset',
   tableName: 'datasets',
+  indexes: [
+    { name: 'datasets_search_vector_index', expression: 'create index "datasets_search_vector_index" on "datasets" using gin ("search_vector")' },
+    { name: 'datasets_name_trgm_index', expression: 'create index "datasets_name_trgm_index" on "datasets" using gin ("name" gin_trgm_ops)' },
+    { name: 'datasets_title_trgm_index', expression: 'create index "datasets_title_trgm_index" on "datasets" using gin ("title" gin_trgm_ops)' },
+  ],
   properties: {
     ...baseProperties,
     name: p.string().length(100).unique(),
@@ -33,6 +38,11 @@ export const Dataset = defineEntity({
     deletedAt: p.datetime().nullable(),
     /** A draft deletion that failed partway; the same DELETE completes it. */
     deletionIncomplete: p.boolean().default(false),
+    /**
+     * The keyword search document, written by the publish-sync workflow only (raw SQL); null unless
+     * active. Never hydrated nor tracked, so no flush of a loaded dataset can overwrite it.
+     */
+    searchVector: p.string().columnType('tsvector').nullable().lazy().hydrate(false).trackChanges(false),
     tags: () => p.manyToMany(Tag).pivotTable('dataset_tags').owner(),
     groups: () => p.manyToMany(Group).pivotTable('dataset_groups').owner(),
   },

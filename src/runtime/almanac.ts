@@ -7,6 +7,7 @@ import { ensureInitialAdmin } from '../domain/users/users.ts';
 import { createHttpApp } from '../http/app.ts';
 import type { Services } from '../services.ts';
 import { createObjectStore } from '../storage/index.ts';
+import { createActivities } from '../../activities/index.ts';
 import { startWorker } from '../temporal/worker.ts';
 import { Workflows } from '../temporal/workflows-client.ts';
 import { startDatabase } from './database.ts';
@@ -73,7 +74,8 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {
-      const worker = await startWorker({ ...config.temporal, address, orm: db.orm, log, onFatal: opts.onFatal });
+      const activities = createActivities({ orm: db.orm, searchLanguage: config.search.language });
+      const worker = await startWorker({ ...config.temporal, address, activities, log, onFatal: opts.onFatal });
       stack.push({ name: 'worker', stop: () => worker.stop() });
     }
 

@@ -1,9 +1,8 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { createActivities } from '../../activities/index.ts';
+import type { Activities } from '../../activities/index.ts';
 
 const workflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
 
@@ -13,14 +12,14 @@ export interface RunningWorker {
 
 let runtimeInstalled = false;
 
-/** Starts a worker on the task queue; activities come from the factory over the app's services. */
+/** Starts a worker on the task queue. */
 export async function startWorker(opts: {
   address: string;
   namespace: string;
   taskQueue: string;
-  orm: MikroORM;
   log: Logger;
-  activities?: ReturnType<typeof createActivities>;
+  /** Built once by the caller with createActivities() over the app's services (tests pass their own). */
+  activities: Activities;
   /** Called when the worker stops on its own (a fatal error), so the process can stop in order. */
   onFatal?: (err: unknown) => void;
 }): Promise<RunningWorker> {
@@ -42,7 +41,7 @@ export async function startWorker(opts: {
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowsPath,
-    activities: opts.activities ?? createActivities({ orm: opts.orm }),
+    activities: opts.activities,
   }).catch(async (err) => {
     await connection.close();
     throw err;

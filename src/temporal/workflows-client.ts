@@ -2,12 +2,13 @@ import {
   Client,
   Connection,
   ServiceError,
+  TerminatedFailure,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { DomainError } from '../domain/errors.ts';
-import type { deleteDraftWorkflow, purgeDatasetWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
+import type { deleteDraftWorkflow, publishSyncWorkflow, purgeDatasetWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
@@ -21,6 +22,7 @@ function asUnavailable(err: unknown) {
 export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
 export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${datasetId}`;
 export const purgeDatasetWorkflowId = (datasetId: string) => `purge-dataset-${datasetId}`;
+export const publishSyncWorkflowId = (datasetId: string) => `publish-sync-${datasetId}`;
 
 /** The app's door to Temporal: starts workflows by their deterministic ids. */
 export class Workflows {
@@ -77,23 +79,36 @@ export class Workflows {
     );
   }
 
+  /**
+   * Runs `publish-sync-<id>` and waits for it, so a change is searchable when its request returns. A
+   * newer change restarts a sync still running (the newest row wins); the one it replaced counts as done.
+   */
+  syncSearch(datasetId: string): Promise<void> {
+    return this.runAwaited('publishSyncWorkflow', publishSyncWorkflowId(datasetId), datasetId, () =>
+      new DomainError(503, 'search_sync_failed', 'Search index not updated', 'The change is saved, but the search index could not be updated; publishing the dataset again re-runs the sync.'),
+      'TERMINATE_EXISTING',
+    );
+  }
+
   private async runAwaited(
-    type: 'deleteDraftWorkflow' | 'purgeDatasetWorkflow',
+    type: 'deleteDraftWorkflow' | 'purgeDatasetWorkflow' | 'publishSyncWorkflow',
     workflowId: string,
     datasetId: string,
     failed: () => DomainError,
+    onRunning: 'USE_EXISTING' | 'TERMINATE_EXISTING' = 'USE_EXISTING',
   ): Promise<void> {
     try {
       const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
-        this.client.workflow.start<typeof deleteDraftWorkflow | typeof purgeDatasetWorkflow>(type, {
+        this.client.workflow.start<typeof deleteDraftWorkflow | typeof purgeDatasetWorkflow | typeof publishSyncWorkflow>(type, {
           taskQueue: this.taskQueue,
           workflowId,
           args: [datasetId],
-          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdConflictPolicy: onRunning,
         }),
       );
       await handle.result();
     } catch (err) {
+      if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) return;
       if (err instanceof WorkflowFailedError) throw failed();
       throw asUnavailable(err);
     }

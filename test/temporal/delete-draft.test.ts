@@ -18,7 +18,7 @@ const calls: string[] = [];
 test.before(async () => {
   app = await startTestApp({ RUN_WORKER: 'false' });
   const { orm, log, config } = app.almanac.services;
-  const real = createActivities({ orm });
+  const real = createActivities({ orm, searchLanguage: config.search.language });
   const failingOnce: Activities = {
     ...real,
     async deleteDraftResources(datasetId) {
@@ -31,7 +31,6 @@ test.before(async () => {
     address: process.env.TEST_TEMPORAL_ADDRESS!,
     namespace: config.temporal.namespace,
     taskQueue: app.taskQueue,
-    orm,
     log,
     activities: failingOnce,
   });

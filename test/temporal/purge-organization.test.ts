@@ -20,7 +20,7 @@ const attempts: number[] = [];
 test.before(async () => {
   app = await startTestApp();
   const { orm, log, config } = app.almanac.services;
-  const real = createActivities({ orm });
+  const real = createActivities({ orm, searchLanguage: config.search.language });
   // The first attempt fails as a crashed worker or a lost database connection would.
   const flaky: Activities = {
     ...real,
@@ -34,7 +34,6 @@ test.before(async () => {
     address: process.env.TEST_TEMPORAL_ADDRESS!,
     namespace: config.temporal.namespace,
     taskQueue: flakyQueue,
-    orm,
     log,
     activities: flaky,
   });

@@ -34,9 +34,9 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
   if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
   const roles = await orgRolesOf(ctx, actor);
 
-  return ctx.em.transactional(async (em) => {
+  const record = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
-    const dataset = em.create(Dataset, { name: input.name!, state: 'active', creator: actor.userId, publishedAt: new Date() });
+    const dataset = em.create(Dataset, { name: input.name!, state: 'active', creator: actor.userId, publishedAt: new Date(), searchVector: null });
     await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
     (input.resources ?? []).forEach((r, i) => buildResource(em, dataset, r, i));
     const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);
@@ -45,6 +45,8 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
     await flushDataset(tx);
     return detail(tx, dataset);
   });
+  await ctx.workflows.syncSearch(record.id);
+  return record;
 }
 
 /** POST /packages/drafts: any signed-in user; every field optional, a placeholder name when none is given. */
@@ -53,7 +55,7 @@ export async function createDraft(ctx: DomainContext, actor: Actor, input: Datas
   const roles = await orgRolesOf(ctx, actor);
   return ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
-    const dataset = em.create(Dataset, { name: '', state: 'draft', creator: actor.userId });
+    const dataset = em.create(Dataset, { name: '', state: 'draft', creator: actor.userId, searchVector: null });
     await applyDatasetFields(tx, actor, roles, dataset, { ...input, name: input.name ?? null }, 'partial');
     await flushDataset(tx);
     return detail(tx, dataset);
@@ -69,7 +71,7 @@ export async function getDataset(ctx: DomainContext, actor: Actor, nameOrId: str
 
 /** PUT: partial on a draft, a full replacement on an active dataset; resources are never touched here. */
 export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: string, input: DatasetInput) {
-  return ctx.em.transactional(async (em) => {
+  const record = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     const { dataset, subject, roles } = await loadVisibleDataset(tx, actor, nameOrId, ['draft', 'active']);
     authorize(actor, 'dataset:edit', subject);
@@ -77,15 +79,17 @@ export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: 
     await flushDataset(tx);
     return detail(tx, dataset);
   });
+  if (record.state === 'active') await ctx.workflows.syncSearch(record.id);
+  return record;
 }
 
 /**
  * Draft → active, once the three requirements of spec §3 hold (400 naming each one missing) and the
- * caller is an editor of the owning organization at this moment. Publishing an active dataset changes
- * nothing. The transition is one-way.
+ * caller is an editor of the owning organization at this moment; then `publish-sync-<id>` indexes it.
+ * Publishing an active dataset changes nothing but re-runs that sync. The transition is one-way.
  */
 export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
-  return ctx.em.transactional(async (em) => {
+  const record = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     const { dataset, roles } = await loadVisibleDataset(tx, actor, nameOrId, ['draft', 'active']);
     const missing = [
@@ -105,6 +109,9 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
     }
     return detail(tx, dataset);
   });
+  // Also the retry point after a sync that failed: publishing an active dataset re-runs it.
+  await ctx.workflows.syncSearch(record.id);
+  return record;
 }
 
 /**
@@ -119,6 +126,7 @@ export async function deleteDataset(ctx: DomainContext, actor: Actor, nameOrId: 
   dataset.state = 'deleted';
   dataset.deletedAt = new Date();
   await ctx.em.flush();
+  await ctx.workflows.syncSearch(dataset.id);
 }
 
 export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
@@ -128,6 +136,7 @@ export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId:
   dataset.state = 'active';
   dataset.deletedAt = null;
   await ctx.em.flush();
+  await ctx.workflows.syncSearch(dataset.id);
   return detail(ctx, dataset);
 }
 

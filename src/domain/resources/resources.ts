@@ -79,6 +79,7 @@ export async function addResource(ctx: DomainContext, actor: Actor, datasetId: s
   const last = await ctx.em.findOne(Resource, { dataset: dataset.id }, { orderBy: { position: 'desc' } });
   const resource = buildResource(ctx.em, dataset, input, (last?.position ?? -1) + 1);
   await flushResources(ctx);
+  await syncIfSearchable(ctx, dataset);
   return presentResource(resource);
 }
 
@@ -86,7 +87,7 @@ export async function addResource(ctx: DomainContext, actor: Actor, datasetId: s
 export async function replaceResource(ctx: DomainContext, actor: Actor, id: string, input: ResourceInput) {
   const errors = resourceInputErrors(input);
   if (errors.length) throw validationFailed(errors);
-  const { resource, subject } = await loadVisibleResource(ctx, actor, id);
+  const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
   resource.name = input.name ?? null;
@@ -96,14 +97,16 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   resource.format = input.format?.trim().toUpperCase() || null;
   resource.mimetype = input.mimetype ?? null;
   await flushResources(ctx);
+  await syncIfSearchable(ctx, dataset);
   return presentResource(resource);
 }
 
 export async function deleteResource(ctx: DomainContext, actor: Actor, id: string) {
-  const { resource, subject } = await loadVisibleResource(ctx, actor, id);
+  const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
   await ctx.em.nativeDelete(Resource, { id: resource.id });
+  await syncIfSearchable(ctx, dataset);
 }
 
 /** The new order must name every resource of the dataset exactly once. */
@@ -141,6 +144,11 @@ export async function resourceFormats(ctx: DomainContext, actor: Actor) {
     .map((r) => ({ format: r.format, count: Number(r.count) }))
     .sort((a, b) => b.count - a.count || a.format.localeCompare(b.format));
   return { count: results.length, offset: 0, limit: results.length, results };
+}
+
+/** Resource names and descriptions are part of an active dataset's search document. */
+async function syncIfSearchable(ctx: DomainContext, dataset: Dataset) {
+  if (dataset.state === 'active') await ctx.workflows.syncSearch(dataset.id);
 }
 
 async function flushResources(ctx: DomainContext) {
