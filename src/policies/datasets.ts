@@ -50,3 +50,15 @@ export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
     ],
   };
 }
+
+/**
+ * The draft listing (spec §4): drafts the actor created plus drafts of organizations where it is an
+ * editor or above. Narrower than what a sysadmin may open one by one, on purpose: it is a work list.
+ */
+export function draftListingFilter(a: Actor, roles: OrgRoles) {
+  const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
+  return {
+    state: 'draft' as const,
+    $or: [{ creator: a.userId }, ...(editorOf.length ? [{ ownerOrg: { $in: editorOf } }] : [])],
+  };
+}

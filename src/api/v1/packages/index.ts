@@ -12,11 +12,19 @@ import {
 import { addResource, listResources, reorderResources } from '../../../domain/resources/resources.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, nameOrIdParams } from '../../../http/schemas.ts';
-import { CreateDatasetBody, DatasetFields, DatasetRecord, ResourceBody, ResourceRecord } from './schema.ts';
+import { listDatasets } from '../../../domain/datasets/list.ts';
+import { CreateDatasetBody, DatasetFields, DatasetList, DatasetRecord, ListQuery, ResourceBody, ResourceRecord } from './schema.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 
 export const packageRoutes = [
+  defineRoute({
+    method: 'get', path: '/packages', tag: 'packages', access: 'public',
+    summary: 'List and search datasets the caller may see; state=draft lists the caller’s drafts (limited filters)',
+    query: ListQuery,
+    response: DatasetList,
+    handle: ({ domain, actor, query }) => listDatasets(domain, actor, query),
+  }),
   defineRoute({
     method: 'post', path: '/packages', tag: 'packages', access: 'user', status: 201,
     summary: 'Create an active dataset (org editor); resources in the body are created in the same transaction',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { email, slug } from '../../../http/schemas.ts';
+import { email, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 
 const text = (max: number) => z.string().trim().max(max);
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000);
@@ -89,3 +89,38 @@ export const DatasetRecord = z
     deletionIncomplete: z.boolean().optional().describe('Drafts only'),
   })
   .meta({ id: 'Dataset' });
+
+/** `tags[]=a&tags[]=b`, `tags=a&tags=b` and `tags=a` all arrive as a list. */
+const names = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]))
+  .pipe(z.array(z.string().trim().min(1).max(200)).max(50));
+
+export const ListQuery = z.object({
+  q: z.string().trim().max(500).optional().describe('Keywords or natural language; websearch syntax ("phrase", -word, or)'),
+  semantic: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  ...paging,
+  organization: names.optional(),
+  groups: names.optional(),
+  tags: names.optional(),
+  res_format: names.optional(),
+  license_id: names.optional(),
+  creator_user_id: z.uuid().optional(),
+  name: z.string().trim().max(100).optional().describe('Draft listing: part of the name'),
+  state: z.enum(['active', 'deleted', 'draft']).optional().describe('draft and deleted need a login'),
+  my_org: flag.optional(),
+  private: flag.optional().describe('Include the private datasets the caller may see'),
+  sort_by: z.enum(['updated', 'created', 'name']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  include_facets: flag.optional(),
+});
+
+const Facet = z.array(z.object({ name: z.string(), title: z.string().optional(), count: z.number().int() }));
+
+export const DatasetList = listOf(DatasetRecord).extend({
+  meta: z.object({ semantic: z.enum(['unavailable']) }).optional().describe('Present when a search ran without its semantic half'),
+  facets: z
+    .object({ organization: Facet, groups: Facet, tags: Facet, res_format: Facet, license_id: Facet })
+    .optional()
+    .describe('With include_facets: counts over the whole filtered set'),
+});

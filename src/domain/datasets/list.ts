@@ -1,0 +1,142 @@
+import { raw, type Knex, type QueryBuilder } from '@mikro-orm/postgresql';
+import { Dataset, Resource } from '../../entities/index.ts';
+import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { DomainError, unauthenticated } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { likePattern, page } from '../pagination.ts';
+import { orgRolesOf } from './access.ts';
+import { presentDataset } from './present.ts';
+
+export interface DatasetListQuery {
+  q?: string;
+  semantic?: boolean;
+  offset: number;
+  limit: number;
+  organization?: string[];
+  groups?: string[];
+  tags?: string[];
+  res_format?: string[];
+  license_id?: string[];
+  creator_user_id?: string;
+  name?: string;
+  state?: 'active' | 'deleted' | 'draft';
+  my_org?: boolean;
+  private?: boolean;
+  sort_by?: 'updated' | 'created' | 'name';
+  sort_order?: 'asc' | 'desc';
+  include_facets?: boolean;
+}
+
+/** Filters the draft listing refuses (spec §4, draft listing rule 3). */
+const NOT_ON_DRAFTS = ['tags', 'groups', 'res_format', 'license_id', 'creator_user_id', 'my_org', 'include_facets'] as const;
+
+/** How close (pg_trgm word similarity) a word must come to a name or title to count as a misspelling of it. */
+const TYPO_SIMILARITY = 0.4;
+
+const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name' } as const;
+
+/**
+ * GET /packages. Who sees what is decided by the policy's filter inside the query, so counts, pages and
+ * facets all agree and nothing is dropped from a page afterwards. With `q` the order is relevance:
+ * full-text rank (websearch syntax: "phrases", -exclusion, or) plus trigram similarity of name and title,
+ * which also lets a misspelt word find its dataset; ties break on id, so pages are stable.
+ */
+export async function listDatasets(ctx: DomainContext, actor: Actor, query: DatasetListQuery) {
+  const state = query.state ?? 'active';
+  if (state !== 'active' && actor.userId === null) throw unauthenticated('Listing drafts or deleted datasets needs a login.');
+  if (state === 'draft') {
+    const refused = NOT_ON_DRAFTS.filter((key) => query[key] !== undefined);
+    if (refused.length) {
+      throw new DomainError(400, 'unsupported_filter', 'Unsupported filter', `The draft listing does not accept ${refused.join(', ')}.`,
+        refused.map((path) => ({ path, message: 'is not supported on the draft listing' })));
+    }
+  }
+
+  const roles = await orgRolesOf(ctx, actor);
+  const qb = ctx.em.createQueryBuilder(Dataset, 'd');
+  qb.where(state === 'draft' ? draftListingFilter(actor, roles) : { $and: [visibleDatasetsFilter(actor, roles), { state }] });
+  if (!query.private) qb.andWhere({ private: false });
+  if (query.organization) {
+    const ids = query.organization.filter(isUuid);
+    qb.andWhere({ $or: [{ ownerOrg: { name: { $in: query.organization } } }, ...(ids.length ? [{ ownerOrg: { $in: ids } }] : [])] });
+  }
+  if (query.license_id) qb.andWhere({ licenseId: { $in: query.license_id } });
+  if (query.creator_user_id) qb.andWhere({ creator: query.creator_user_id });
+  if (query.my_org) qb.andWhere({ ownerOrg: { $in: [...roles.keys()] } });
+  if (query.name) qb.andWhere({ name: { $ilike: likePattern(query.name) } });
+  if (query.tags) qb.andWhere({ id: { $in: datasetsWith(ctx, 'tags', query.tags) } });
+  if (query.groups) qb.andWhere({ id: { $in: datasetsWith(ctx, 'groups', query.groups) } });
+  if (query.res_format) {
+    const formats = query.res_format.map((f) => f.trim().toUpperCase());
+    qb.andWhere({ id: { $in: ctx.em.createQueryBuilder(Resource, 'r').select('r.dataset_id').where({ format: { $in: formats } }).getKnexQuery() } });
+  }
+
+  const q = query.q?.trim();
+  const language = ctx.config.search.language;
+  if (q) {
+    // Drafts have no search document; their names and titles are matched by trigrams alone.
+    qb.andWhere(
+      `(d.search_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?))
+        or greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, ''))) >= ${TYPO_SIMILARITY})`,
+      [language, q, q, q],
+    );
+  }
+  const filtered = qb.clone();
+
+  const sortBy = query.sort_by ?? (q ? undefined : 'updated');
+  const direction = query.sort_order ?? (sortBy === 'name' ? 'asc' : 'desc');
+  if (sortBy) qb.orderBy({ [raw(SORT_COLUMNS[sortBy])]: direction, id: 'asc' });
+  else {
+    const rank = raw(
+      `ts_rank_cd(coalesce(d.search_vector, ''::tsvector), websearch_to_tsquery(?::regconfig, unaccent(?))) + greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, '')))`,
+      [language, q, q, q],
+    );
+    qb.orderBy({ [rank]: 'desc', id: 'asc' });
+  }
+  qb.offset(query.offset).limit(query.limit);
+
+  // getCount turns the builder it is called on into a count query: count on a copy.
+  const [rows, count] = await Promise.all([qb.getResultList(), filtered.clone().getCount('d.id', true)]);
+  await ctx.em.populate(rows, ['ownerOrg', 'tags', 'groups']);
+  return {
+    ...page(rows.map((d) => presentDataset(d)), count, query),
+    ...(q && query.semantic !== false ? { meta: { semantic: 'unavailable' as const } } : {}),
+    ...(query.include_facets ? { facets: await facets(ctx, filtered) } : {}),
+  };
+}
+
+/** Ids of datasets linked to any tag or category named (or, for categories, identified) in `refs`. */
+function datasetsWith(ctx: DomainContext, relation: 'tags' | 'groups', refs: string[]) {
+  const ids = refs.filter(isUuid);
+  const match = relation === 'tags' ? { 'x.name': { $in: refs } } : { $or: [{ 'x.name': { $in: refs } }, ...(ids.length ? [{ 'x.id': { $in: ids } }] : [])] };
+  return ctx.em.createQueryBuilder(Dataset, 'dx').select('dx.id').join(`dx.${relation}`, 'x').where(match).getKnexQuery();
+}
+
+/** Counts per organization, category, tag, format and license over the whole filtered set, not the page. */
+async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
+  const knex = ctx.em.getKnex();
+  const ids = () => filtered.clone().select('d.id').getKnexQuery();
+  const top = (q: Knex.QueryBuilder) => q.orderBy([{ column: 'count', order: 'desc' }, { column: 'name', order: 'asc' }]).limit(50);
+  const [organization, groups, tags, resFormat, licenseId] = await Promise.all([
+    top(knex('datasets as d').join('groups as g', 'g.id', 'd.owner_org_id').whereIn('d.id', ids())
+      .select('g.name', 'g.title').count('* as count').groupBy('g.name', 'g.title')),
+    top(knex('dataset_groups as dg').join('groups as g', 'g.id', 'dg.group_id').whereIn('dg.dataset_id', ids())
+      .select('g.name', 'g.title').count('* as count').groupBy('g.name', 'g.title')),
+    top(knex('dataset_tags as dt').join('tags as t', 't.id', 'dt.tag_id').whereIn('dt.dataset_id', ids())
+      .select('t.name').count('* as count').groupBy('t.name')),
+    top(knex('resources as r').whereIn('r.dataset_id', ids()).whereNotNull('r.format')
+      .select('r.format as name').countDistinct('r.dataset_id as count').groupBy('r.format')),
+    top(knex('datasets as d').whereIn('d.id', ids()).whereNotNull('d.license_id')
+      .select('d.license_id as name').count('* as count').groupBy('d.license_id')),
+  ]);
+  const counted = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ ...r, count: Number(r.count) }));
+  return {
+    organization: counted(organization),
+    groups: counted(groups),
+    tags: counted(tags),
+    res_format: counted(resFormat),
+    license_id: counted(licenseId),
+  };
+}
