@@ -1,4 +1,14 @@
-/** `npm run bench`: runs every benchmark and prints one JSON line per benchmark. */
+/** `npm run bench [-- startup|search]`: runs the named benchmarks (all by default), one JSON line each. */
+import { benchSearch } from './search.ts';
 import { benchStartup } from './startup.ts';
 
-console.log(JSON.stringify({ bench: 'startup', ...(await benchStartup(Number(process.env.BENCH_RUNS ?? 3))) }));
+const benches: Record<string, () => Promise<object>> = {
+  startup: () => benchStartup(Number(process.env.BENCH_RUNS ?? 3)),
+  search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000)),
+};
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
+for (const name of chosen) {
+  if (!benches[name]) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(benches).join(', ')}`);
+  console.log(JSON.stringify({ bench: name, ...(await benches[name]()) }));
+}
+process.exit(0);

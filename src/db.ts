@@ -9,6 +9,9 @@ import { allEntities } from './entities/index.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const migrationsDir = path.join(root, 'migrations');
 
+/** How close (pg_trgm word similarity) a word must come to a name or title to count as a misspelling of it. */
+export const TYPO_SIMILARITY = 0.4;
+
 export function ormOptions(clientUrl: string): Options {
   return {
     clientUrl,
@@ -25,7 +28,15 @@ export function ormOptions(clientUrl: string): Options {
       allOrNothing: true,
       silent: true,
     },
-    pool: { min: 0, max: 10 },
+    pool: {
+      min: 0,
+      max: 10,
+      // Keyword search's typo fallback (`word <% title`) needs this threshold on every connection; a
+      // database-level setting misses connections opened before the migration that sets it.
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+        conn.query(`set pg_trgm.word_similarity_threshold = ${TYPO_SIMILARITY}`, (err: Error | null) => done(err, conn));
+      },
+    },
     forceUtcTimezone: true,
     preferTs: true,
     debug: false,

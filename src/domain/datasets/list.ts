@@ -7,6 +7,7 @@ import { DomainError, unauthenticated } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern, page } from '../pagination.ts';
 import { orgRolesOf } from './access.ts';
+import { keywordSearch } from '../../search/keyword-query.ts';
 import { presentDataset } from './present.ts';
 
 export interface DatasetListQuery {
@@ -32,16 +33,14 @@ export interface DatasetListQuery {
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
 const NOT_ON_DRAFTS = ['tags', 'groups', 'res_format', 'license_id', 'creator_user_id', 'my_org', 'include_facets'] as const;
 
-/** How close (pg_trgm word similarity) a word must come to a name or title to count as a misspelling of it. */
-const TYPO_SIMILARITY = 0.4;
-
 const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name' } as const;
 
 /**
  * GET /packages. Who sees what is decided by the policy's filter inside the query, so counts, pages and
  * facets all agree and nothing is dropped from a page afterwards. With `q` the order is relevance:
- * full-text rank (websearch syntax: "phrases", -exclusion, or) plus trigram similarity of name and title,
- * which also lets a misspelt word find its dataset; ties break on id, so pages are stable.
+ * full-text rank (websearch syntax: "phrases", -exclusion, or) plus trigram similarity of name and title.
+ * In a plain query (no such syntax) each word may also match a name or title word by trigrams, so a
+ * misspelt word still finds its dataset; ties break on id, so pages are stable.
  */
 export async function listDatasets(ctx: DomainContext, actor: Actor, query: DatasetListQuery) {
   const state = query.state ?? 'active';
@@ -74,34 +73,29 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   }
 
   const q = query.q?.trim();
-  const language = ctx.config.search.language;
-  if (q) {
-    // Drafts have no search document; their names and titles are matched by trigrams alone.
-    qb.andWhere(
-      `(d.search_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?))
-        or greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, ''))) >= ${TYPO_SIMILARITY})`,
-      [language, q, q, q],
-    );
+  const search = q ? await keywordSearch(ctx.em, ctx.config.search.language, q) : undefined;
+  let count: number | undefined;
+  if (search) {
+    // Full text first (GIN-indexed); the typo fallback only when that finds nothing.
+    const strict = qb.clone().andWhere(search.strict.sql, search.strict.params);
+    count = await strict.clone().getCount('d.id', true);
+    const useFuzzy = count === 0 && search.fuzzy !== null;
+    qb.andWhere(useFuzzy ? search.fuzzy!.sql : search.strict.sql, useFuzzy ? search.fuzzy!.params : search.strict.params);
+    if (useFuzzy) count = undefined;
   }
   const filtered = qb.clone();
 
   const sortBy = query.sort_by ?? (q ? undefined : 'updated');
   const direction = query.sort_order ?? (sortBy === 'name' ? 'asc' : 'desc');
   if (sortBy) qb.orderBy({ [raw(SORT_COLUMNS[sortBy])]: direction, id: 'asc' });
-  else {
-    const rank = raw(
-      `ts_rank_cd(coalesce(d.search_vector, ''::tsvector), websearch_to_tsquery(?::regconfig, unaccent(?))) + greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, '')))`,
-      [language, q, q, q],
-    );
-    qb.orderBy({ [rank]: 'desc', id: 'asc' });
-  }
+  else qb.orderBy({ [raw(search!.rank.sql, search!.rank.params)]: 'desc', id: 'asc' });
   qb.offset(query.offset).limit(query.limit);
 
   // getCount turns the builder it is called on into a count query: count on a copy.
-  const [rows, count] = await Promise.all([qb.getResultList(), filtered.clone().getCount('d.id', true)]);
+  const [rows, total] = await Promise.all([qb.getResultList(), count ?? filtered.clone().getCount('d.id', true)]);
   await ctx.em.populate(rows, ['ownerOrg', 'tags', 'groups']);
   return {
-    ...page(rows.map((d) => presentDataset(d)), count, query),
+    ...page(rows.map((d) => presentDataset(d)), total, query),
     ...(q && query.semantic !== false ? { meta: { semantic: 'unavailable' as const } } : {}),
     ...(query.include_facets ? { facets: await facets(ctx, filtered) } : {}),
   };

@@ -1,0 +1,112 @@
+/**
+ * Keyword search at catalog scale: seeds `total` datasets (the real catalog, replicated with variations),
+ * then times GET /packages?q= for 20 real queries against the same query as raw SQL on the same Postgres,
+ * and GET /packages/{id}. Figures: p50/p95 in ms and sequential requests per second.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { TYPO_SIMILARITY } from '../src/db.ts';
+import { keywordSearch } from '../src/search/keyword-query.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startAlmanac } from '../src/runtime/almanac.ts';
+import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
+import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { freePort } from '../test/helpers/ports.ts';
+import { seedCatalog } from './catalog-seed.ts';
+
+const QUERIES = [
+  'medicare', 'veterans health', 'energy efficiency', 'budget', 'covid', 'treasury bonds', 'housing',
+  'employment statistics', 'food safety', 'broadband', 'grants', 'hospital', 'water quality', 'emissions',
+  'loan', 'disaster', 'education', 'immigration', 'cybersecurity', 'solar',
+];
+const ROUNDS = 10;
+
+/**
+ * The listing's own search for an anonymous caller, as raw SQL: the same keyword fragments
+ * (src/search/keyword-query.ts), without the HTTP, ORM and presentation around them.
+ */
+async function rawSearch(em: EntityManager, db: pg.Client, q: string) {
+  const { strict, fuzzy, rank } = await keywordSearch(em, 'english', q);
+  const knex = em.getKnex();
+  const native = (sql: string, params: unknown[]) => knex.raw(sql, params as Knex.RawBinding[]).toSQL().toNative();
+  const base = `d.state = 'active' and d.private = false`;
+  const counted = native(`select count(*)::int as n from datasets d where ${base} and (${strict.sql})`, strict.params);
+  let n = (await db.query(counted.sql, counted.bindings as unknown[])).rows[0].n as number;
+  const match = n === 0 && fuzzy ? fuzzy : strict;
+  if (match === fuzzy) {
+    const again = native(`select count(*)::int as n from datasets d where ${base} and (${fuzzy.sql})`, fuzzy.params);
+    n = (await db.query(again.sql, again.bindings as unknown[])).rows[0].n;
+  }
+  const page = native(`select d.* from datasets d where ${base} and (${match.sql}) order by ${rank.sql} desc, d.id limit 20`, [...match.params, ...rank.params]);
+  await db.query(page.sql, page.bindings as unknown[]);
+  return n;
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1), rps: +(1000 / (xs.reduce((a, b) => a + b, 0) / xs.length)).toFixed(1) });
+
+async function time(work: () => Promise<unknown>) {
+  const t = performance.now();
+  await work();
+  return performance.now() - t;
+}
+
+export async function benchSearch(total: number) {
+  const log = createLogger('warn');
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-search-'));
+  await fs.chmod(dir, 0o755);
+  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  await cluster.ensureDatabase('bench');
+  const config = loadConfig({
+    HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
+    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
+  });
+  const almanac = await startAlmanac(config, log);
+  const db = new pg.Client({ connectionString: cluster.url('bench') });
+  await db.connect();
+  await db.query(`set pg_trgm.word_similarity_threshold = ${TYPO_SIMILARITY}`);
+  const em = almanac.services.orm.em.fork();
+  try {
+    const seedStart = performance.now();
+    const indexed = await seedCatalog(em, total, config.search.language);
+    const seedSeconds = +((performance.now() - seedStart) / 1000).toFixed(1);
+
+    const api: number[] = [];
+    const raw: number[] = [];
+    const hits: Record<string, number> = {};
+    for (const q of QUERIES) {
+      const url = `${almanac.url}/api/v1/packages?q=${encodeURIComponent(q)}`;
+      hits[q] = (await (await fetch(url)).json()).count; // warm-up, and the hit count
+      await rawSearch(em, db, q);
+      for (let i = 0; i < ROUNDS; i++) {
+        api.push(await time(async () => (await fetch(url)).json()));
+        raw.push(await time(() => rawSearch(em, db, q)));
+      }
+    }
+    const ids = (await db.query('select id from datasets order by random() limit 200')).rows.map((r) => r.id as string);
+    const detail: number[] = [];
+    for (const id of ids) detail.push(await time(async () => (await fetch(`${almanac.url}/api/v1/packages/${id}`)).json()));
+
+    const apiSummary = summary(api);
+    const rawSummary = summary(raw);
+    return {
+      datasets: total,
+      indexed,
+      seedSeconds,
+      search: { api: apiSummary, rawSql: rawSummary, p50Ratio: +(apiSummary.p50 / rawSummary.p50).toFixed(2) },
+      detail: summary(detail),
+      hits,
+    };
+  } finally {
+    await db.end();
+    await almanac.stop();
+    await temporal.stop();
+    await cluster.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
