@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
+import { deleteDatasetsPage, deleteGroupsAndTags } from '../src/domain/admin/data-deletion.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
 import { writeKeywordDocument } from '../src/search/keyword-document.ts';
 
@@ -14,6 +15,12 @@ export interface ActivityServices {
  */
 export function createActivities({ orm, searchLanguage }: ActivityServices) {
   return {
+    async deleteDatasetsPage(pageSize: number): Promise<number> {
+      return deleteDatasetsPage(orm.em.fork(), pageSize);
+    },
+    async deleteGroupsAndTags(): Promise<void> {
+      return deleteGroupsAndTags(orm.em.fork());
+    },
     async writeKeywordDocument(datasetId: string): Promise<boolean> {
       return writeKeywordDocument(orm.em.fork(), datasetId, searchLanguage);
     },

@@ -8,7 +8,13 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { DomainError } from '../domain/errors.ts';
-import type { deleteDraftWorkflow, publishSyncWorkflow, purgeDatasetWorkflow, purgeOrganizationWorkflow } from '../../workflows/index.ts';
+import type {
+  deleteAllDataWorkflow,
+  deleteDraftWorkflow,
+  publishSyncWorkflow,
+  purgeDatasetWorkflow,
+  purgeOrganizationWorkflow,
+} from '../../workflows/index.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
@@ -23,6 +29,7 @@ export const purgeOrgWorkflowId = (orgId: string) => `purge-org-${orgId}`;
 export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${datasetId}`;
 export const purgeDatasetWorkflowId = (datasetId: string) => `purge-dataset-${datasetId}`;
 export const publishSyncWorkflowId = (datasetId: string) => `publish-sync-${datasetId}`;
+export const DELETE_ALL_DATA_WORKFLOW_ID = 'delete-all-data';
 
 /** The app's door to Temporal: starts workflows by their deterministic ids. */
 export class Workflows {
@@ -60,6 +67,23 @@ export class Workflows {
       runId = (await this.client.workflow.getHandle(workflowId).describe()).runId;
     }
     return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
+  }
+
+  /** Starts `delete-all-data` (a running one is joined). */
+  async startDataDeletion() {
+    try {
+      const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
+        this.client.workflow.start<typeof deleteAllDataWorkflow>('deleteAllDataWorkflow', {
+          taskQueue: this.taskQueue,
+          workflowId: DELETE_ALL_DATA_WORKFLOW_ID,
+          args: [],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      );
+      return { workflowId: DELETE_ALL_DATA_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(DELETE_ALL_DATA_WORKFLOW_ID) };
+    } catch (err) {
+      throw asUnavailable(err);
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Route } from '../../http/route.ts';
+import { adminDataRoutes } from './admin/data/index.ts';
 import { adminUserRoutes } from './admin/users/index.ts';
 import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
@@ -22,4 +23,5 @@ export const v1Routes: Route[] = [
   ...tagRoutes,
   ...siteRoutes,
   ...adminUserRoutes,
+  ...adminDataRoutes,
 ];
