@@ -13,10 +13,13 @@ export interface DatasetSubject {
   creatorId: string | null;
   /** The actor's role in the owning organization, or null when none (or no organization). */
   orgRole: MemberRole | null;
+  /** The owning organization is soft-deleted: its datasets are hidden until it is restored. */
+  orgDeleted: boolean;
 }
 
 export function canReadDataset(a: Actor, s: DatasetSubject): boolean {
   if (a.sysadmin) return true;
+  if (s.orgDeleted) return false;
   switch (s.state) {
     case 'active':
       return !s.private || hasRole(s.orgRole, 'member');
@@ -36,18 +39,24 @@ export function canEditDataset(a: Actor, s: DatasetSubject): boolean {
 /** The actor's organization roles, by organization id, as the query filter needs them. */
 export type OrgRoles = ReadonlyMap<string, MemberRole>;
 
+/**
+ * Soft-deleting an organization hides its datasets from everyone but sysadmins without touching them,
+ * so a restore brings back exactly what was there and a purge removes it.
+ */
+const inLiveOrganization = { $or: [{ ownerOrg: null }, { ownerOrg: { state: 'active' as const } }] };
+
 /** The same rule as canReadDataset, as a MikroORM filter over `datasets`. */
 export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
   if (a.sysadmin) return {};
   const memberOf = [...roles.keys()];
   const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
   return {
-    $or: [
+    $and: [inLiveOrganization, { $or: [
       { state: 'active' as const, private: false },
       ...(memberOf.length ? [{ state: 'active' as const, ownerOrg: { $in: memberOf } }] : []),
       ...(a.userId ? [{ state: 'draft' as const, creator: a.userId }] : []),
       ...(editorOf.length ? [{ state: { $in: ['draft' as const, 'deleted' as const] }, ownerOrg: { $in: editorOf } }] : []),
-    ],
+    ] }],
   };
 }
 
@@ -59,6 +68,6 @@ export function draftListingFilter(a: Actor, roles: OrgRoles) {
   const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
   return {
     state: 'draft' as const,
-    $or: [{ creator: a.userId }, ...(editorOf.length ? [{ ownerOrg: { $in: editorOf } }] : [])],
+    $and: [inLiveOrganization, { $or: [{ creator: a.userId }, ...(editorOf.length ? [{ ownerOrg: { $in: editorOf } }] : [])] }],
   };
 }

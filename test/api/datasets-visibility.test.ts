@@ -29,6 +29,15 @@ const FORMAT: Record<SubjectKey, string> = {
   deleted: 'FMT-DELETED',
 };
 
+/** Each subject carries its own tag, so tag lists show whose tags are counted. */
+const TAG: Record<SubjectKey, string> = {
+  public: 'vis-tag-public',
+  private: 'vis-tag-private',
+  orgDraft: 'vis-tag-orgdraft',
+  ownDraft: 'vis-tag-owndraft',
+  deleted: 'vis-tag-deleted',
+};
+
 const ORG_A_READERS: ActorKey[] = ['orgMember', 'orgEditor', 'orgAdmin', 'sysadmin'];
 const ORG_A_EDITORS: ActorKey[] = ['orgEditor', 'orgAdmin', 'sysadmin'];
 
@@ -109,12 +118,12 @@ test.before(async () => {
 
   const link = (s: SubjectKey) => ({ urlType: 'link', url: `https://example.org/vis/${s}.dat`, name: `${s} file`, format: FORMAT[s] });
   const active = async (s: SubjectKey, isPrivate: boolean) => {
-    const body = { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: isPrivate, groups: ['vis-category'], resources: [link(s)] };
+    const body = { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: isPrivate, groups: ['vis-category'], tags: [TAG[s]], resources: [link(s)] };
     const created = expectStatus(await app.api.post(`${API}/packages`, body, { token: orgEditor.token }), 201, `create ${s}`);
     return { id: created.id, name: created.name, resourceId: created.resources[0].id, resourceUrl: link(s).url } as Subject;
   };
   const draft = async (s: SubjectKey, creator: User, fields: Record<string, unknown>) => {
-    const created = expectStatus(await app.api.post(`${API}/packages/drafts`, { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, ...fields }, { token: creator.token }), 201, `create ${s}`);
+    const created = expectStatus(await app.api.post(`${API}/packages/drafts`, { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, tags: [TAG[s]], ...fields }, { token: creator.token }), 201, `create ${s}`);
     const res = expectStatus(await app.api.post(`${API}/packages/${created.id}/resources`, link(s), { token: creator.token }), 201, `add resource to ${s}`);
     return { id: created.id, name: created.name, resourceId: res.id, resourceUrl: link(s).url } as Subject;
   };
@@ -233,6 +242,94 @@ for (const actor of ACTORS) {
       });
     }
   }
+}
+
+// --- listings -------------------------------------------------------------------------------------------
+
+/** Active subjects the actor sees; a listing shows private ones only with `private=true`. */
+const activeSeen = (a: ActorKey, withPrivate: boolean): SubjectKey[] =>
+  (['public', 'private'] as const).filter((s) => sees(a, s) && (withPrivate || s === 'public'));
+
+interface ListPath {
+  label: string;
+  url: string;
+  /** The subjects listed, or a status when the listing is refused. */
+  expect: (a: ActorKey) => SubjectKey[] | 401;
+}
+
+const LIST_PATHS: ListPath[] = [
+  { label: 'GET /packages', url: `${API}/packages?limit=100`, expect: (a) => activeSeen(a, false) },
+  { label: 'GET /packages?private=true', url: `${API}/packages?private=true&limit=100`, expect: (a) => activeSeen(a, true) },
+  { label: 'GET /packages?q=subject&private=true', url: `${API}/packages?q=subject&private=true&limit=100`, expect: (a) => activeSeen(a, true) },
+  { label: 'GET /packages?q=subjekt (typo fallback)', url: `${API}/packages?q=subjekt&private=true&limit=100`, expect: (a) => activeSeen(a, true) },
+  {
+    label: 'GET /packages?tags=…&private=true',
+    url: `${API}/packages?${SUBJECTS.map((s) => `tags=${TAG[s]}`).join('&')}&private=true&limit=100`,
+    expect: (a) => activeSeen(a, true),
+  },
+  {
+    label: 'GET /packages?state=deleted&private=true',
+    url: `${API}/packages?state=deleted&private=true&limit=100`,
+    // Listing deleted datasets needs a login; then it shows what the actor may see in that state.
+    expect: (a) => (a === 'anonymous' ? 401 : sees(a, 'deleted') ? ['deleted'] : []),
+  },
+  {
+    label: 'GET /packages?state=draft&private=true',
+    url: `${API}/packages?state=draft&private=true&limit=100`,
+    // Draft listing rule 1: the caller's own drafts plus drafts of organizations where it is editor or
+    // above. No sysadmin exception: it is a work list, not an audit view.
+    expect: (a) => {
+      if (a === 'anonymous') return 401;
+      const listed: SubjectKey[] = [];
+      if (['orgEditor', 'orgAdmin'].includes(a)) listed.push('orgDraft');
+      if (a === 'draftCreator') listed.push('ownDraft');
+      return listed;
+    },
+  },
+];
+
+for (const actor of ACTORS) {
+  for (const path of LIST_PATHS) {
+    const expected = path.expect(actor);
+    test(`list: ${actor} × ${path.label} → ${expected === 401 ? 401 : `[${expected.join(', ')}]`}`, async (t) => {
+      const reply = await app.api.get(path.url, auth(actor));
+      const cell = `${actor} × ${path.label}`;
+      if (expected === 401) {
+        isProblem(t, reply, 401, 'unauthenticated');
+        return;
+      }
+      t.is(reply.status, 200, `${cell}: ${reply.text}`);
+      const names = reply.body.results.map((d: { name: string }) => d.name).sort();
+      t.deepEqual(names, expected.map((s) => subjects[s].name).sort(), cell);
+      t.is(reply.body.count, expected.length, `${cell}: count`);
+    });
+  }
+
+  const seen = activeSeen(actor, true);
+  test(`facets: ${actor} × GET /packages?include_facets=true&private=true counts exactly [${seen.join(', ')}]`, async (t) => {
+    const reply = await app.api.get(`${API}/packages?include_facets=true&private=true`, auth(actor));
+    t.is(reply.status, 200, reply.text);
+    const facets = reply.body.facets;
+    const orgCount = facets.organization.find((f: { name: string }) => f.name === 'vis-org-a')?.count ?? 0;
+    t.is(orgCount, seen.length, 'organization facet');
+    t.is(facets.groups.find((f: { name: string }) => f.name === 'vis-category')?.count ?? 0, seen.length, 'groups facet');
+    t.deepEqual(facets.tags.map((f: { name: string }) => f.name).sort(), seen.map((s) => TAG[s]).sort(), 'tags facet');
+    t.deepEqual(facets.res_format.map((f: { name: string }) => f.name).sort(), seen.map((s) => FORMAT[s]).sort(), 'res_format facet');
+  });
+
+  test(`tags: ${actor} × GET /tags lists exactly the tags of [${seen.join(', ')}]`, async (t) => {
+    const reply = await app.api.get(`${API}/tags?q=vis-tag&limit=100`, auth(actor));
+    t.is(reply.status, 200, reply.text);
+    t.deepEqual(reply.body.results.map((tag: { name: string }) => tag.name).sort(), seen.map((s) => TAG[s]).sort());
+  });
+
+  test(`package counts: ${actor} × organization and category packageCount count exactly [${seen.join(', ')}]`, async (t) => {
+    for (const url of [`${API}/organizations/vis-org-a`, `${API}/groups/vis-category`]) {
+      const reply = await app.api.get(url, auth(actor));
+      t.is(reply.status, 200, reply.text);
+      t.is(reply.body.packageCount, seen.length, url);
+    }
+  });
 }
 
 // --- counts and formats ---------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ import { canEditDataset, canReadDataset, type DatasetSubject } from '../../src/p
 const creator: Actor = { userId: 'creator', sysadmin: false };
 const someone: Actor = { userId: 'someone', sysadmin: false };
 const sysadmin: Actor = { userId: 'root', sysadmin: true };
-const subject = (state: DatasetState, orgRole: MemberRole | null, isPrivate = false): DatasetSubject => ({
+const subject = (state: DatasetState, orgRole: MemberRole | null, isPrivate = false, orgDeleted = false): DatasetSubject => ({
   state,
   private: isPrivate,
   creatorId: 'creator',
   orgRole,
+  orgDeleted,
 });
 
 test('a public active dataset is for everyone; a private one for org members and sysadmins', (t) => {
@@ -43,4 +44,12 @@ test('editing: org editors always; a creator only while it is a draft', (t) => {
   t.true(canEditDataset(someone, subject('active', 'editor')));
   t.false(canEditDataset(someone, subject('active', 'member')));
   t.false(canEditDataset(anonymous, subject('draft', null)));
+});
+
+test('datasets of a soft-deleted organization are for sysadmins only, whatever their state', (t) => {
+  for (const state of ['active', 'draft', 'deleted'] as const) {
+    t.false(canReadDataset(anonymous, subject(state, null, false, true)), state);
+    t.false(canReadDataset(creator, subject(state, 'admin', false, true)), state);
+    t.true(canReadDataset(sysadmin, subject(state, null, true, true)), state);
+  }
 });

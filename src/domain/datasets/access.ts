@@ -14,8 +14,10 @@ export async function orgRolesOf(ctx: DomainContext, actor: Actor): Promise<OrgR
 }
 
 export function datasetSubject(dataset: Dataset, roles: OrgRoles): DatasetSubject {
-  const orgId = (dataset.ownerOrg as Group | null | undefined)?.id;
+  const org = dataset.ownerOrg as Group | null | undefined;
+  const orgId = org?.id;
   return {
+    orgDeleted: org?.state === 'deleted',
     state: dataset.state,
     private: dataset.private,
     creatorId: (dataset.creator as { id: string } | null | undefined)?.id ?? null,
