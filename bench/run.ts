@@ -4,7 +4,7 @@ import { benchStartup } from './startup.ts';
 
 const benches: Record<string, () => Promise<object>> = {
   startup: () => benchStartup(Number(process.env.BENCH_RUNS ?? 3)),
-  search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000)),
+  search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
 for (const name of chosen) {

@@ -1,7 +1,8 @@
 /**
  * Keyword search at catalog scale: seeds `total` datasets (the real catalog, replicated with variations),
  * then times GET /packages?q= for 20 real queries against the same query as raw SQL on the same Postgres,
- * and GET /packages/{id}. Figures: p50/p95 in ms and sequential requests per second.
+ * and GET /packages/{id}. Figures: p50/p95 in ms and requests per second, first one request at a time,
+ * then under load (`concurrency` clients at once, the raw SQL with as many connections).
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -29,7 +30,7 @@ const ROUNDS = 10;
  * The listing's own search for an anonymous caller, as raw SQL: the same keyword fragments
  * (src/search/keyword-query.ts), without the HTTP, ORM and presentation around them.
  */
-async function rawSearch(em: EntityManager, db: pg.Client, q: string) {
+async function rawSearch(em: EntityManager, db: pg.Pool, q: string) {
   const { strict, fuzzy, rank } = await keywordSearch(em, 'english', q);
   const knex = em.getKnex();
   const native = (sql: string, params: unknown[]) => knex.raw(sql, params as Knex.RawBinding[]).toSQL().toNative();
@@ -55,7 +56,19 @@ async function time(work: () => Promise<unknown>) {
   return performance.now() - t;
 }
 
-export async function benchSearch(total: number) {
+/** Every query ROUNDS times, by `concurrency` clients pulling from one queue; rps is over wall time. */
+async function underLoad(concurrency: number, work: (q: string) => Promise<unknown>) {
+  const queue = QUERIES.flatMap((q) => Array.from({ length: ROUNDS }, () => q));
+  const latencies: number[] = [];
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let q = queue.shift(); q !== undefined; q = queue.shift()) latencies.push(await time(() => work(q)));
+  }));
+  const wall = performance.now() - start;
+  return { ...summary(latencies), rps: +((latencies.length * 1000) / wall).toFixed(1) };
+}
+
+export async function benchSearch(total: number, concurrency: number) {
   const log = createLogger('warn');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-search-'));
   await fs.chmod(dir, 0o755);
@@ -67,9 +80,8 @@ export async function benchSearch(total: number) {
     DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
   });
   const almanac = await startAlmanac(config, log);
-  const db = new pg.Client({ connectionString: cluster.url('bench') });
-  await db.connect();
-  await db.query(`set pg_trgm.word_similarity_threshold = ${TYPO_SIMILARITY}`);
+  const db = new pg.Pool({ connectionString: cluster.url('bench'), max: concurrency });
+  db.on('connect', (client) => void client.query(`set pg_trgm.word_similarity_threshold = ${TYPO_SIMILARITY}`));
   const em = almanac.services.orm.em.fork();
   try {
     const seedStart = performance.now();
@@ -88,6 +100,9 @@ export async function benchSearch(total: number) {
         raw.push(await time(() => rawSearch(em, db, q)));
       }
     }
+    const search = async (q: string) => (await fetch(`${almanac.url}/api/v1/packages?q=${encodeURIComponent(q)}`)).json();
+    const loaded = { concurrency, api: await underLoad(concurrency, search), rawSql: await underLoad(concurrency, (q) => rawSearch(em.fork(), db, q)) };
+
     const ids = (await db.query('select id from datasets order by random() limit 200')).rows.map((r) => r.id as string);
     const detail: number[] = [];
     for (const id of ids) detail.push(await time(async () => (await fetch(`${almanac.url}/api/v1/packages/${id}`)).json()));
@@ -99,6 +114,7 @@ export async function benchSearch(total: number) {
       indexed,
       seedSeconds,
       search: { api: apiSummary, rawSql: rawSummary, p50Ratio: +(apiSummary.p50 / rawSummary.p50).toFixed(2) },
+      searchUnderLoad: { ...loaded, rpsRatio: +(loaded.api.rps / loaded.rawSql.rps).toFixed(2) },
       detail: summary(detail),
       hits,
     };
