@@ -1,8 +1,53 @@
+import type { Readable } from 'node:stream';
+
+/** A signed request a client makes straight to the store (an upload that bypasses the API). */
+export interface PresignedRequest {
+  url: string;
+  method: 'PUT';
+  /** Headers the client must send with the request, exactly. */
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface ObjectStat {
+  size: number;
+  contentType: string | null;
+}
+
+/** Inclusive byte offsets, as in HTTP Range. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Thrown by `read` when the key holds nothing. */
+export class ObjectNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`no object at ${key}`);
+  }
+}
+
 /**
- * Where uploaded files and previews live. Put/get arrive with uploads (issue 3); for now a store is
- * made ready at start and answers the health check.
+ * Where uploaded files and previews live: MinIO/S3, or the local filesystem. Keys are derived from ids
+ * (src/storage/keys.ts), so a retried write replaces the object instead of adding another.
  */
 export interface ObjectStore {
+  readonly kind: 'local' | 's3';
   ensureReady(): Promise<void>;
   isHealthy(): Promise<boolean>;
+  /**
+   * Streams `body` to `key`, replacing any object there. Readers see the old object or the whole new
+   * one, never a part. If `body` errors, the write is abandoned and nothing is left behind.
+   */
+  put(key: string, body: Readable, meta?: { contentType?: string }): Promise<{ size: number }>;
+  /** Size and content type, or null when there is no object. */
+  stat(key: string): Promise<ObjectStat | null>;
+  /** The bytes, or a range of them; ObjectNotFoundError when there is no object. */
+  read(key: string, range?: ByteRange): Promise<Readable>;
+  /** Removes the object; nothing there is fine. */
+  remove(key: string): Promise<void>;
+  /** Removes every object whose key starts with `prefix`. */
+  removePrefix(prefix: string): Promise<void>;
+  /** A PUT the client can make without credentials until `expiresInSeconds` from now. */
+  presignPut(key: string, options: { contentType: string; expiresInSeconds: number }): Promise<PresignedRequest>;
 }
