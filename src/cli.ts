@@ -63,9 +63,11 @@ async function worker(config: Config, log: Logger) {
   }
   const shutdown = await shutdownRequests(log);
   const db = await (await database()).startDatabase(config, log);
+  const storage = (await import('./storage/index.ts')).createObjectStore(config.storage);
+  await storage.ensureReady();
   const running = await (await temporalWorker()).startWorker({
     ...config.temporal,
-    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, searchLanguage: config.search.language }),
+    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config }),
     log,
     onFatal: shutdown.fail,
   });

@@ -10,6 +10,25 @@ const portMessage = { message: 'expected a port number (0 to 65535)' };
 const port = z.coerce.number(portMessage).int(portMessage).min(0, portMessage).max(65535, portMessage);
 const countMessage = { message: 'expected a whole number above 0' };
 const positiveInt = z.coerce.number(countMessage).int(countMessage).positive(countMessage);
+const SIZE_UNITS = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 } as const;
+/** A byte count: a plain number of bytes, or with a unit such as 50mb or 5gb. */
+const byteSize = z
+  .union([z.number(), z.string().regex(/^\d+\s*(b|kb|mb|gb)?$/i, 'expected a size such as 52428800, 50mb or 5gb')])
+  .transform((v) => {
+    if (typeof v === 'number') return v;
+    const [, n, unit] = /^(\d+)\s*([a-z]*)$/i.exec(v)!;
+    return Number(n) * SIZE_UNITS[(unit || 'b').toLowerCase() as keyof typeof SIZE_UNITS];
+  })
+  .pipe(z.number().int().positive());
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A duration such as 500ms, 10s, 30m, 6h or 1d, in milliseconds. */
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'expected a duration such as 10s, 30m, 6h or 1d')
+  .transform((v) => {
+    const [, n, unit] = /^(\d+)([a-z]+)$/.exec(v)!;
+    return Number(n) * DURATION_UNITS[unit as keyof typeof DURATION_UNITS];
+  });
 const url = z.url({ message: 'expected an absolute URL' });
 const optionalText = z.string().min(1).optional();
 
@@ -45,7 +64,18 @@ const EnvSchema = z
     S3_SECRET_KEY: optionalText,
     S3_BUCKET: optionalText,
     S3_REGION: z.string().min(1).default('us-east-1'),
+    STORAGE_SIGNING_SECRET: z.string().min(32, 'expected at least 32 characters').optional(),
 
+
+    UPLOAD_MAX_BYTES: byteSize.default(5 * 1024 ** 3),
+    UPLOAD_URL_TTL_SECONDS: positiveInt.max(7 * 24 * 3600, 'at most 7 days (604800), the S3 limit').default(3600),
+    PREVIEW_MAX_BYTES: byteSize.default(50 * 1024 ** 2),
+
+    // Outbound fetches (link checks, link downloads) refuse private, loopback and metadata addresses
+    // unless this is set: for tests and closed networks only.
+    FETCH_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+    LINK_CHECK_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
+    LINK_CHECK_TIMEOUT: duration.pipe(z.number().min(100, 'at least 100ms').max(300_000, 'at most 5m')).default(10_000),
 
     SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english').default('english'),
     SITE_NAME: z.string().min(1).default('Almanac'),
@@ -143,9 +173,20 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
           bucket: e.S3_BUCKET!,
           region: e.S3_REGION,
         }
-      : { mode: 'local' as const, dir: path.join(dataDir, 'files') },
+      : {
+          mode: 'local' as const,
+          dir: path.join(dataDir, 'files'),
+          // Presigned uploads go to Almanac itself, which checks the signature and stores the body.
+          publicUrl,
+          signingSecret: e.STORAGE_SIGNING_SECRET,
+          signingKeyFile: path.join(dataDir, 'signing.key'),
+        },
+    uploads: { maxBytes: e.UPLOAD_MAX_BYTES, urlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS },
+    pipeline: { previewMaxBytes: e.PREVIEW_MAX_BYTES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
     search: { language: e.SEARCH_LANGUAGE },
+    fetch: { allowPrivateNetworks: e.FETCH_ALLOW_PRIVATE_NETWORKS },
+    linkCheck: { intervalMs: e.LINK_CHECK_INTERVAL, timeoutMs: e.LINK_CHECK_TIMEOUT },
     auth: {
       sessionTtlHours: e.SESSION_TTL_HOURS,
       loginThrottle: {

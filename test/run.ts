@@ -1,7 +1,7 @@
 /**
- * `npm test`: starts the engines the suite shares (embedded PostgreSQL and an in-memory Temporal dev
- * server, both on free ports), runs ava against them, then stops them. Each test file creates its own
- * database and Temporal task queue, so files run in parallel without seeing each other.
+ * `npm test`: starts the engines the suite shares (embedded PostgreSQL, an in-memory Temporal dev
+ * server and MinIO, all on free ports), runs ava against them, then stops them. Each test file creates
+ * its own database, Temporal task queue and bucket, so files run in parallel without seeing each other.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
 import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { startMinio } from './helpers/minio.ts';
 import { freePort } from './helpers/ports.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
@@ -25,17 +26,32 @@ const temporal = await startTemporalDevServer(
   await pg.stop();
   throw err;
 });
-console.log(`test engines ready in ${((Date.now() - started) / 1000).toFixed(1)}s (postgres ${pg.url('postgres').split('@')[1]}, temporal ${temporal.address})`);
+const minio = await startMinio(path.join(dir, 'minio')).catch(async (err) => {
+  await temporal.stop();
+  await pg.stop();
+  throw err;
+});
+console.log(
+  `test engines ready in ${((Date.now() - started) / 1000).toFixed(1)}s (postgres ${pg.url('postgres').split('@')[1]}, temporal ${temporal.address}, minio ${minio.endpoint})`,
+);
 
 const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), {
   stdio: 'inherit',
-  env: { ...process.env, TEST_PG_URL: pg.url('postgres'), TEST_TEMPORAL_ADDRESS: temporal.address },
+  env: {
+    ...process.env,
+    TEST_PG_URL: pg.url('postgres'),
+    TEST_TEMPORAL_ADDRESS: temporal.address,
+    TEST_S3_ENDPOINT: minio.endpoint,
+    TEST_S3_ACCESS_KEY: minio.accessKey,
+    TEST_S3_SECRET_KEY: minio.secretKey,
+  },
 });
 const forward = (signal: NodeJS.Signals) => ava.kill(signal);
 process.on('SIGINT', forward);
 process.on('SIGTERM', forward);
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 
+await minio.stop();
 await temporal.stop();
 await pg.stop();
 await fs.rm(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
 import type { Workflows } from '../temporal/workflows-client.ts';
 
 /** What a domain function may use: one EntityManager fork per request or job, plus shared services. */
@@ -9,4 +10,5 @@ export interface DomainContext {
   config: Config;
   log: Logger;
   workflows: Workflows;
+  storage: ObjectStore;
 }

@@ -9,7 +9,7 @@ import { authenticate } from './middleware/authenticate.ts';
 import { problemErrors } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
-import { mountRoutes } from './route.ts';
+import { mountRoutes, streamedBodyPaths } from './route.ts';
 
 /** Assembles the Koa app: request id and logs → problem+json errors → body → caller → routes. */
 export function createHttpApp(services: Services) {
@@ -40,7 +40,10 @@ export function createHttpApp(services: Services) {
   });
   app.use(health.routes());
   app.use(docs.routes());
-  app.use(koaBody({ jsonLimit: services.config.http.maxJsonBody, jsonStrict: true, multipart: false, urlencoded: false, text: false }));
+  const parseJson = koaBody({ jsonLimit: services.config.http.maxJsonBody, jsonStrict: true, multipart: false, urlencoded: false, text: false });
+  // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
+  const streamed = streamedBodyPaths(v1Routes);
+  app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));
   app.use(authenticate(services));
   app.use(v1.routes());
   app.use(v1.allowedMethods({ throw: true }));

@@ -24,15 +24,26 @@ export function buildOpenApi(routes: Route[], publicUrl: string) {
     const success = r.response
       ? { description: 'Success', content: { 'application/json': { schema: r.response } } }
       : { description: r.status === 202 ? 'Accepted' : 'No content' };
+    const streamed = r.streamedResponse
+      ? Object.fromEntries(Object.entries(r.streamedResponse.statuses).map(([status, description]) => [
+          status,
+          { description, content: { [r.streamedResponse!.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
+        ]))
+      : { [String(r.response ? (r.status ?? 200) : (r.status ?? 204))]: success };
+    const requestBody = r.streamedBody
+      ? { requestBody: { required: true, content: { [r.streamedBody]: { schema: { type: 'string', format: 'binary' } } } } }
+      : r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } }
+        : {};
     paths[path] ??= {};
     paths[path][r.method] = {
       summary: r.summary,
       tags: [r.tag],
       ...(r.access === 'public' ? { security: [] } : {}),
       requestParams: { ...(r.params ? { path: r.params } : {}), ...(r.query ? { query: r.query } : {}) },
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
+      ...requestBody,
       responses: {
-        [String(r.response ? (r.status ?? 200) : (r.status ?? 204))]: success,
+        ...streamed,
         ...(r.query ? { '400': problem('Invalid query parameters') } : {}),
         ...(r.access !== 'public' ? { '401': problem('Not authenticated'), '403': problem('Not permitted') } : {}),
         ...(r.params ? { '404': problem('Not found') } : {}),

@@ -32,6 +32,16 @@ export interface Route<P extends ZodObject | undefined = any, Q extends ZodObjec
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The body is the raw bytes, left unread for the handler to stream (`ctx.req`); the value documents its
+   * media type.
+   */
+  streamedBody?: string;
+  /**
+   * The handler writes the response itself (a file stream, a redirect); documented with these statuses
+   * and this media type.
+   */
+  streamedResponse?: { mediaType: string; statuses: Record<number, string> };
   /** Status of a successful response (a handler may set ctx.state.status); returning undefined answers 204. */
   status?: number;
   response?: ZodType;
@@ -96,6 +106,7 @@ export function mountRoutes(router: Router, routes: Route[]) {
         body = parseInput(route.body, ctx.request.body, invalidBody);
       }
       const result = await route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
+      if (route.streamedResponse) return;
       if (result === undefined) {
         ctx.status = 204;
         return;
@@ -116,4 +127,11 @@ function normaliseQuery(query: Record<string, string | string[] | undefined>) {
     out[name] = prev === undefined ? value : ([] as string[]).concat(prev, value);
   }
   return out;
+}
+
+/** Full paths of the routes whose bodies their handlers stream, as patterns. */
+export function streamedBodyPaths(routes: Route[], prefix = '/api/v1'): RegExp[] {
+  return routes
+    .filter((r) => r.streamedBody)
+    .map((r) => new RegExp(`^${prefix}${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`));
 }

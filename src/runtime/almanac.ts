@@ -8,6 +8,7 @@ import { createHttpApp } from '../http/app.ts';
 import type { Services } from '../services.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { createActivities } from '../../activities/index.ts';
+import { ensureLinkCheckSchedule } from '../temporal/link-check-schedule.ts';
 import { startWorker } from '../temporal/worker.ts';
 import { Workflows } from '../temporal/workflows-client.ts';
 import { startDatabase } from './database.ts';
@@ -69,12 +70,22 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     }
     const workflows = await Workflows.connect({ ...config.temporal, address });
     stack.push({ name: 'temporal client', stop: () => workflows.close() });
+    // Every API process makes sure the deployment's schedule exists and matches its settings; without it
+    // the service still serves, and links are checked on request (POST /admin/health/check).
+    await ensureLinkCheckSchedule(workflows.client, {
+      taskQueue: config.temporal.taskQueue,
+      intervalMs: config.linkCheck.intervalMs,
+      workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
+    }).then(
+      (outcome) => log.info({ outcome }, 'link-check schedule'),
+      (err) => log.error({ err }, 'the link-check schedule could not be created or updated'),
+    );
 
     const services: Services = { config, log, orm: db.orm, workflows, storage };
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {
-      const activities = createActivities({ orm: db.orm, searchLanguage: config.search.language });
+      const activities = createActivities({ orm: db.orm, storage, config });
       const worker = await startWorker({ ...config.temporal, address, activities, log, onFatal: opts.onFatal });
       stack.push({ name: 'worker', stop: () => worker.stop() });
     }

@@ -7,3 +7,5 @@ export const resourcePrefix = (resourceId: string) => `resources/${resourceId}/`
 export const sourceKey = (resourceId: string) => `${resourcePrefix(resourceId)}source`;
 /** The typed Parquet preview of a CSV/TSV resource. */
 export const previewKey = (resourceId: string) => `${resourcePrefix(resourceId)}preview.parquet`;
+/** Plain text extracted from the head of the file, for the contents search index. */
+export const contentsKey = (resourceId: string) => `${resourcePrefix(resourceId)}contents.txt`;

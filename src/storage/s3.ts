@@ -1,5 +1,8 @@
-import { Client } from 'minio';
-import type { ObjectStore } from './object-store.ts';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Client, S3Error } from 'minio';
+import { ObjectNotFoundError, type ByteRange, type ObjectStat, type ObjectStore, type PresignedRequest } from './object-store.ts';
+import { assertByteRange, assertPresignExpiry, assertSafeKey, assertSafePrefix } from './validation.ts';
 
 export interface S3Settings {
   endpoint: string;
@@ -9,12 +12,27 @@ export interface S3Settings {
   region: string;
 }
 
+/**
+ * Parts are held in memory one at a time (plus the next one being read), so this bounds what an upload
+ * costs. Parts grow every 1,000 so that S3's 10,000-part limit still allows objects of about 880 GB.
+ */
+const FIRST_PART_BYTES = 16 * 1024 * 1024;
+const PARTS_PER_SIZE_STEP = 1000;
+const MAX_PARTS = 10_000;
+const partBytes = (partNumber: number) => FIRST_PART_BYTES * (1 + Math.floor((partNumber - 1) / PARTS_PER_SIZE_STEP));
+
+/** S3's limit per DeleteObjects request. */
+const DELETE_BATCH = 1000;
+
 /** MinIO or any S3-compatible store. */
 export class S3ObjectStore implements ObjectStore {
+  readonly kind = 's3' as const;
   private readonly client: Client;
+  private readonly bucket: string;
 
   constructor(private readonly settings: S3Settings) {
     const url = new URL(settings.endpoint);
+    this.bucket = settings.bucket;
     this.client = new Client({
       endPoint: url.hostname,
       port: url.port ? Number(url.port) : undefined,
@@ -39,4 +57,160 @@ export class S3ObjectStore implements ObjectStore {
       return false;
     }
   }
+
+  /**
+   * A body that fits in one part is one PutObject; a larger one is a multipart upload whose parts are cut
+   * here rather than by the client's putObject, which for a stream of unknown size buffers 528 MB parts,
+   * never settles when the source fails, and resumes whatever earlier upload of the key it finds.
+   * Either way the object appears whole at the end (PutObject and CompleteMultipartUpload are atomic).
+   */
+  async put(key: string, body: Readable, meta: { contentType?: string } = {}) {
+    try {
+      assertSafeKey(key);
+    } catch (err) {
+      body.destroy(); // a source nobody will read, such as a request body, must not stay open
+      throw err;
+    }
+    const headers = meta.contentType === undefined ? {} : { 'Content-Type': meta.contentType };
+    const parts = partsOf(body)[Symbol.asyncIterator]();
+    const first = (await parts.next()).value as Buffer;
+    let next = await parts.next();
+    if (next.done) {
+      await this.client.putObject(this.bucket, key, first, first.length, headers);
+      return { size: first.length };
+    }
+
+    const uploadId = await this.client.initiateNewMultipartUpload(this.bucket, key, headers);
+    try {
+      const etags = [await this.uploadPart(key, uploadId, 1, first)];
+      let size = first.length;
+      for (let partNumber = 2; !next.done; partNumber++) {
+        if (partNumber > MAX_PARTS) throw new Error(`${key}: more than ${MAX_PARTS} parts, the S3 limit`);
+        const part: Buffer = next.value;
+        size += part.length;
+        // The source keeps flowing into the next part while this one uploads.
+        const [etag, following] = await Promise.all([this.uploadPart(key, uploadId, partNumber, part), parts.next()]);
+        etags.push(etag);
+        next = following;
+      }
+      await this.client.completeMultipartUpload(this.bucket, key, uploadId, etags);
+      return { size };
+    } catch (err) {
+      body.destroy();
+      // Best effort: a bucket lifecycle rule for incomplete uploads is the backstop when this fails too.
+      await this.client.abortMultipartUpload(this.bucket, key, uploadId).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async stat(key: string): Promise<ObjectStat | null> {
+    assertSafeKey(key);
+    try {
+      const stat = await this.client.statObject(this.bucket, key);
+      return { size: stat.size, contentType: stat.metaData['content-type'] ?? null };
+    } catch (err) {
+      if (err instanceof S3Error && err.code === 'NotFound') return null;
+      throw err;
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    assertSafeKey(key);
+    if (range) assertByteRange(range);
+    try {
+      return range
+        ? await this.client.getPartialObject(this.bucket, key, range.start, range.end - range.start + 1)
+        : await this.client.getObject(this.bucket, key);
+    } catch (err) {
+      if (err instanceof S3Error && err.code === 'NoSuchKey') throw new ObjectNotFoundError(key);
+      if (err instanceof S3Error && err.code === 'InvalidRange') {
+        throw new RangeError(`range starts at ${range!.start}, past the end of ${key}`);
+      }
+      throw err;
+    }
+  }
+
+  async remove(key: string) {
+    assertSafeKey(key);
+    // S3 answers a delete of a missing key with success.
+    await this.client.removeObject(this.bucket, key);
+  }
+
+  async removePrefix(prefix: string) {
+    assertSafePrefix(prefix);
+    // Deleting behind the listing is safe: S3 continues a listing after the last key it returned.
+    let batch: string[] = [];
+    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
+      if (item.name === undefined) continue;
+      batch.push(item.name);
+      if (batch.length === DELETE_BATCH) {
+        await this.removeBatch(batch);
+        batch = [];
+      }
+    }
+    if (batch.length) await this.removeBatch(batch);
+  }
+
+  /**
+   * The client's query-string signature covers only the method, key, expiry and host: the Content-Type
+   * the client is told to send is stored with the object but not enforced by S3.
+   */
+  async presignPut(key: string, options: { contentType: string; expiresInSeconds: number }): Promise<PresignedRequest> {
+    assertSafeKey(key);
+    assertPresignExpiry(options.expiresInSeconds);
+    const signedAt = new Date();
+    const url = await this.client.presignedUrl('PUT', this.bucket, key, options.expiresInSeconds, {}, signedAt);
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'Content-Type': options.contentType },
+      // X-Amz-Date has whole seconds, and the expiry counts from it.
+      expiresAt: new Date(Math.floor(signedAt.getTime() / 1000) * 1000 + options.expiresInSeconds * 1000),
+    };
+  }
+
+  private async uploadPart(key: string, uploadId: string, partNumber: number, part: Buffer) {
+    // Over https the client signs UNSIGNED-PAYLOAD, so without an MD5 nothing would catch a corrupted part.
+    const headers = { 'Content-MD5': createHash('md5').update(part).digest('base64') };
+    const { etag } = await this.client.uploadPart({ bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers }, part);
+    return { part: partNumber, etag };
+  }
+
+  private async removeBatch(keys: string[]) {
+    const results = (await this.client.removeObjects(this.bucket, keys)) as unknown[];
+    // The typings promise `{Error}` entries; the parser returns the errors themselves.
+    const failed = results
+      .map((r) => ((r as { Error?: unknown } | null)?.Error ?? r) as { Code?: string; Key?: string } | null)
+      .filter((e) => e?.Code);
+    if (failed.length) {
+      throw new Error(`could not remove ${failed.length} objects, e.g. ${failed[0]!.Key}: ${failed[0]!.Code}`);
+    }
+  }
+}
+
+/**
+ * The body cut into parts of `partBytes(n)` bytes; the last may be shorter. An empty body is one empty
+ * part, so the caller always gets at least one.
+ */
+async function* partsOf(body: Readable): AsyncGenerator<Buffer> {
+  let partNumber = 1;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of body) {
+    let buf: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    while (pendingBytes + buf.length >= partBytes(partNumber)) {
+      const take = partBytes(partNumber) - pendingBytes;
+      pending.push(buf.subarray(0, take));
+      buf = buf.subarray(take);
+      yield Buffer.concat(pending);
+      partNumber++;
+      pending = [];
+      pendingBytes = 0;
+    }
+    if (buf.length) {
+      pending.push(buf);
+      pendingBytes += buf.length;
+    }
+  }
+  if (pendingBytes > 0 || partNumber === 1) yield Buffer.concat(pending);
 }

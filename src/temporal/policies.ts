@@ -17,6 +17,15 @@ export const SHORT_ACTIVITY: ActivityOptions = {
   retry: RETRY_TRANSIENT,
 };
 
+/**
+ * A pipeline step over a file (up to the 50 MB preview, or a link's download): minutes at most, with a
+ * heartbeat so that a worker that dies mid-step is noticed within seconds and the step runs elsewhere.
+ */
+export const PIPELINE_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { ...RETRY_TRANSIENT, maximumAttempts: 5 },
+};
 
 /**
  * Work a caller waits for (the DELETE of a draft): a few quick retries, then the workflow fails and the

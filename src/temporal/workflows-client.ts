@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors.ts';
 import type {
   deleteAllDataWorkflow,
   deleteDraftWorkflow,
+  pipelineWorkflow,
   publishSyncWorkflow,
   purgeDatasetWorkflow,
   purgeOrganizationWorkflow,
@@ -30,6 +31,7 @@ export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${data
 export const purgeDatasetWorkflowId = (datasetId: string) => `purge-dataset-${datasetId}`;
 export const publishSyncWorkflowId = (datasetId: string) => `publish-sync-${datasetId}`;
 export const DELETE_ALL_DATA_WORKFLOW_ID = 'delete-all-data';
+export const pipelineWorkflowId = (resourceId: string) => `pipeline-${resourceId}`;
 
 /** The app's door to Temporal: starts workflows by their deterministic ids. */
 export class Workflows {
@@ -81,6 +83,27 @@ export class Workflows {
         }),
       );
       return { workflowId: DELETE_ALL_DATA_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(DELETE_ALL_DATA_WORKFLOW_ID) };
+    } catch (err) {
+      throw asUnavailable(err);
+    }
+  }
+
+  /**
+   * Starts `pipeline-<resourceId>` over the resource's current bytes. A run still busy with older bytes
+   * is replaced: every output is keyed by the resource id, so the new run overwrites whatever it left.
+   */
+  async startPipeline(resourceId: string) {
+    const workflowId = pipelineWorkflowId(resourceId);
+    try {
+      const handle = await this.client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
+        this.client.workflow.start<typeof pipelineWorkflow>('pipelineWorkflow', {
+          taskQueue: this.taskQueue,
+          workflowId,
+          args: [resourceId],
+          workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+        }),
+      );
+      return { workflowId, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(workflowId) };
     } catch (err) {
       throw asUnavailable(err);
     }

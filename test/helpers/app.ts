@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startAlmanac, type RunningAlmanac } from '../../src/runtime/almanac.ts';
 import { ApiClient } from './client.ts';
+import { freePort } from './ports.ts';
 
 export const ADMIN = { username: 'root', password: 'root-password-1', email: 'root@example.org' };
 
@@ -41,9 +42,12 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-app-'));
   const taskQueue = `almanac-test-${suffix}`;
+  // A known port, so PUBLIC_URL (which presigned upload URLs and download links use) is the real address.
+  const port = String(await freePort());
   const config = loadConfig({
     HOST: '127.0.0.1',
-    PORT: '0',
+    PORT: port,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     ALMANAC_DATA_DIR: dataDir,
     DATABASE_URL: baseUrl.replace(/\/postgres$/, `/${database}`),
     TEMPORAL_ADDRESS: temporalAddress,

@@ -19,8 +19,8 @@ const attempts: number[] = [];
 
 test.before(async () => {
   app = await startTestApp();
-  const { orm, log, config } = app.almanac.services;
-  const real = createActivities({ orm, searchLanguage: config.search.language });
+  const { orm, log, config, storage } = app.almanac.services;
+  const real = createActivities({ orm, storage, config });
   // The first attempt fails as a crashed worker or a lost database connection would.
   const flaky: Activities = {
     ...real,

@@ -1,5 +1,7 @@
 import type { Route } from '../../http/route.ts';
 import { adminDataRoutes } from './admin/data/index.ts';
+import { adminHealthRoutes } from './admin/health/index.ts';
+import { adminJobRoutes } from './admin/jobs/index.ts';
 import { adminUserRoutes } from './admin/users/index.ts';
 import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
@@ -7,6 +9,7 @@ import { organizationRoutes } from './organizations/index.ts';
 import { packageRoutes } from './packages/index.ts';
 import { resourceRoutes } from './resources/index.ts';
 import { siteRoutes } from './site/index.ts';
+import { storageRoutes } from './storage/index.ts';
 import { tagRoutes } from './tags/index.ts';
 import { tokenRoutes } from './tokens/index.ts';
 import { userRoutes } from './users/index.ts';
@@ -16,6 +19,7 @@ export const v1Routes: Route[] = [
   ...authRoutes,
   ...packageRoutes,
   ...resourceRoutes,
+  ...storageRoutes,
   ...userRoutes,
   ...tokenRoutes,
   ...organizationRoutes,
@@ -24,4 +28,6 @@ export const v1Routes: Route[] = [
   ...siteRoutes,
   ...adminUserRoutes,
   ...adminDataRoutes,
+  ...adminJobRoutes,
+  ...adminHealthRoutes,
 ];

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ObjectStore } from '../../storage/object-store.ts';
+import { removeDatasetFiles } from '../resources/file-removal.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
@@ -9,13 +11,12 @@ export async function requestDataDeletion(ctx: DomainContext, actor: Actor) {
   return ctx.workflows.startDataDeletion();
 }
 
-/** A page of datasets (resources, tag and category links cascade); idempotent. */
-export async function deleteDatasetsPage(em: EntityManager, pageSize: number): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
-    'delete from datasets where id in (select id from datasets limit ?) returning id',
-    [pageSize],
-  );
-  return rows.length;
+/** A page of datasets with their files (resources, tag and category links cascade); idempotent. */
+export async function deleteDatasetsPage(em: EntityManager, storage: ObjectStore, pageSize: number): Promise<number> {
+  const ids = (await em.execute<{ id: string }[]>('select id from datasets order by id limit ?', [pageSize])).map((r) => r.id);
+  await removeDatasetFiles(em, storage, ids);
+  if (ids.length) await em.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids);
+  return ids.length;
 }
 
 /** Once no dataset is left: organizations and categories (memberships cascade) and tags. Users stay. */

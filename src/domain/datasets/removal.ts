@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dataset, Resource } from '../../entities/index.ts';
+import type { ObjectStore } from '../../storage/object-store.ts';
+import { removeDatasetFiles } from '../resources/file-removal.ts';
 
 /**
  * Permanent removal of datasets, as workflow steps. Those of `delete-draft-<id>`: The row is flagged first and removed last, so a deletion
@@ -10,7 +12,10 @@ export async function flagDraftDeletion(em: EntityManager, datasetId: string): P
   return (await em.nativeUpdate(Dataset, { id: datasetId, state: 'draft' }, { deletionIncomplete: true })) > 0;
 }
 
-export async function deleteDraftResources(em: EntityManager, datasetId: string): Promise<number> {
+/** Files first, then the resource rows (their index documents go with the rows). */
+export async function deleteDraftResources(em: EntityManager, storage: ObjectStore, datasetId: string): Promise<number> {
+  if (!(await em.count(Dataset, { id: datasetId, state: 'draft' }))) return 0;
+  await removeDatasetFiles(em, storage, [datasetId]);
   return em.nativeDelete(Resource, { dataset: { id: datasetId, state: 'draft' } });
 }
 
@@ -18,7 +23,9 @@ export async function deleteDraftRecord(em: EntityManager, datasetId: string): P
   return (await em.nativeDelete(Dataset, { id: datasetId, state: 'draft' })) > 0;
 }
 
-/** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its resources by cascade. */
-export async function deleteDeletedDataset(em: EntityManager, datasetId: string): Promise<boolean> {
+/** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its files first, its resources by cascade. */
+export async function deleteDeletedDataset(em: EntityManager, storage: ObjectStore, datasetId: string): Promise<boolean> {
+  if (!(await em.count(Dataset, { id: datasetId, state: 'deleted' }))) return false;
+  await removeDatasetFiles(em, storage, [datasetId]);
   return (await em.nativeDelete(Dataset, { id: datasetId, state: 'deleted' })) > 0;
 }

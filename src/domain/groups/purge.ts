@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Group } from '../../entities/index.ts';
+import type { ObjectStore } from '../../storage/object-store.ts';
+import { removeDatasetFiles } from '../resources/file-removal.ts';
 
 /**
  * Steps of the organization purge workflow. Each is idempotent: run twice, or after a crash, the
@@ -7,17 +9,21 @@ import { Group } from '../../entities/index.ts';
  * loses nothing (and restore is refused while the purge runs).
  */
 
-/** Removes up to `pageSize` of the organization's datasets (their resources, tags and category links cascade). */
-export async function deleteOrganizationDatasetsPage(em: EntityManager, orgId: string, pageSize: number): Promise<number> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
-    `delete from datasets where id in (
-       select d.id from datasets d join groups g on g.id = d.owner_org_id
-        where g.id = ? and g.kind = 'organization' and g.state = 'deleted'
-        limit ?)
-     returning id`,
+/**
+ * Removes up to `pageSize` of the organization's datasets with their files (their resources, tags and
+ * category links cascade).
+ */
+export async function deleteOrganizationDatasetsPage(em: EntityManager, storage: ObjectStore, orgId: string, pageSize: number): Promise<number> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select d.id from datasets d join groups g on g.id = d.owner_org_id
+      where g.id = ? and g.kind = 'organization' and g.state = 'deleted'
+      order by d.id limit ?`,
     [orgId, pageSize],
   );
-  return rows.length;
+  const ids = rows.map((r) => r.id);
+  await removeDatasetFiles(em, storage, ids);
+  if (ids.length) await em.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids);
+  return ids.length;
 }
 
 /** The row goes last, with its memberships through the foreign key cascade. */

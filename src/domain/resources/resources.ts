@@ -8,6 +8,7 @@ import type { DomainContext } from '../context.ts';
 import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
+import { removeResourceFiles } from './file-removal.ts';
 import { presentResource } from './present.ts';
 
 export interface ResourceInput {
@@ -47,7 +48,7 @@ export function buildResource(em: EntityManager, dataset: Dataset, input: Resour
 export const duplicateUrl = (path = 'url') => conflict('This dataset already has a resource with this URL.', [{ path, message: 'is already used in this dataset' }]);
 
 /** A resource the actor may see: the visibility of its dataset decides. */
-async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: string) {
+export async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: string) {
   const resource = isUuid(id) ? await ctx.em.findOne(Resource, { id }) : null;
   if (!resource) throw notFound('Resource');
   const { dataset, subject } = await loadVisibleDataset(ctx, actor, (resource.dataset as Dataset).id, [...ALL_STATES]).catch(() => {
@@ -101,10 +102,12 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   return presentResource(resource);
 }
 
+/** Files first: if removing them fails the request can be repeated, and no row is left without its file. */
 export async function deleteResource(ctx: DomainContext, actor: Actor, id: string) {
   const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
+  await removeResourceFiles(ctx.storage, [resource.id]);
   await ctx.em.nativeDelete(Resource, { id: resource.id });
   await syncIfSearchable(ctx, dataset);
 }

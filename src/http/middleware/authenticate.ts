@@ -26,6 +26,7 @@ export function authenticate(services: Services): Middleware {
       config: services.config,
       log: ctx.log,
       workflows: services.workflows,
+      storage: services.storage,
     };
     ctx.state.domain = domain;
 

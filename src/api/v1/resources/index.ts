@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { countResources, deleteResource, getResource, replaceResource, resourceFormats } from '../../../domain/resources/resources.ts';
+import {
+  completeUpload,
+  issueUploadUrl,
+  openDownload,
+  openPreview,
+  openText,
+  pipelineStatus,
+  resourceSchema,
+  runPipeline,
+  uploadThroughApi,
+} from '../../../domain/resources/files.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { sendObject, sendText } from '../../../http/send-object.ts';
+import { filenameFromHeaders, uploadBody } from './upload-body.ts';
+import { PipelineStatusRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
 import { listOf } from '../../../http/schemas.ts';
 import { ResourceBody, ResourceRecord } from '../packages/schema.ts';
 
@@ -39,5 +53,89 @@ export const resourceRoutes = [
     summary: 'Delete a resource (org editor)',
     params: idParams,
     handle: ({ domain, actor, params }) => deleteResource(domain, actor, params.id),
+  }),
+  defineRoute({
+    method: 'post', path: '/resources/{id}/upload-url', tag: 'files', access: 'user',
+    summary: 'A presigned PUT URL for the bytes of an upload resource (org editor); then call upload-complete',
+    params: idParams,
+    body: z.object({
+      filename: z.string().trim().min(1).max(500),
+      contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'expected a media type such as text/csv'),
+      size: z.number().int().nonnegative(),
+    }),
+    response: UploadUrlRecord,
+    handle: ({ domain, actor, params, body }) => issueUploadUrl(domain, actor, params.id, body),
+  }),
+  defineRoute({
+    method: 'post', path: '/resources/{id}/upload', tag: 'files', access: 'user',
+    summary: 'Upload the bytes through the API (org editor): the raw body, or one file in multipart/form-data; streamed, limit UPLOAD_MAX_BYTES (413)',
+    params: idParams,
+    streamedBody: 'application/octet-stream',
+    response: ResourceRecord,
+    handle: async ({ domain, actor, params, ctx }) => {
+      const upload = await uploadBody(ctx);
+      return uploadThroughApi(domain, actor, params.id, upload.stream, {
+        contentType: upload.contentType,
+        contentLength: upload.contentLength,
+        filename: upload.filename ?? filenameFromHeaders(ctx),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/resources/{id}/upload-complete', tag: 'files', access: 'user',
+    summary: 'After a presigned upload: checks the bytes, records size, sha256 and type, starts the pipeline (safe to repeat)',
+    params: idParams,
+    response: ResourceRecord,
+    handle: ({ domain, actor, params }) => completeUpload(domain, actor, params.id),
+  }),
+  defineRoute({
+    method: 'post', path: '/resources/{id}/run-pipeline', tag: 'files', access: 'user',
+    summary: 'Run the resource pipeline again (org editor)',
+    params: idParams,
+    status: 202,
+    response: PipelineStatusRecord,
+    handle: ({ domain, actor, params }) => runPipeline(domain, actor, params.id),
+  }),
+  defineRoute({
+    method: 'get', path: '/resources/{id}/pipeline-status', tag: 'files', access: 'public',
+    summary: 'The resource pipeline: status and each step',
+    params: idParams,
+    response: PipelineStatusRecord,
+    handle: ({ domain, actor, params }) => pipelineStatus(domain, actor, params.id),
+  }),
+  defineRoute({
+    method: 'get', path: '/resources/{id}/schema', tag: 'files', access: 'public',
+    summary: 'Column schema of a CSV/TSV preview; queryable false and schema null until there is one',
+    params: idParams,
+    response: SchemaRecord,
+    handle: ({ domain, actor, params }) => resourceSchema(domain, actor, params.id),
+  }),
+  defineRoute({
+    method: 'get', path: '/resources/{id}/download', tag: 'files', access: 'public',
+    summary: 'Download: 302 to the URL of a link; the bytes of an upload (Range supported)',
+    params: idParams,
+    streamedResponse: { mediaType: 'application/octet-stream', statuses: { 200: 'The file', 206: 'A byte range of it', 302: 'Redirect to a link', 416: 'Range not satisfiable' } },
+    handle: async ({ domain, actor, params, ctx }) => {
+      const target = await openDownload(domain, actor, params.id);
+      if ('redirect' in target) return ctx.redirect(target.redirect);
+      return sendObject(ctx, domain.storage, target, 'attachment');
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/resources/{id}/preview', tag: 'files', access: 'public',
+    summary: 'The first PREVIEW_MAX_BYTES of the file through the API, with Range requests (206, 416)',
+    params: idParams,
+    streamedResponse: { mediaType: 'application/octet-stream', statuses: { 200: 'The preview bytes', 206: 'A byte range of them', 416: 'Range not satisfiable' } },
+    handle: async ({ domain, actor, params, ctx }) => sendObject(ctx, domain.storage, await openPreview(domain, actor, params.id), 'inline'),
+  }),
+  defineRoute({
+    method: 'get', path: '/resources/{id}/text', tag: 'files', access: 'public',
+    summary: 'The first PREVIEW_MAX_BYTES as UTF-8 text, decoded from the detected encoding',
+    params: idParams,
+    streamedResponse: { mediaType: 'text/plain', statuses: { 200: 'The text' } },
+    handle: async ({ domain, actor, params, ctx }) => {
+      const text = await openText(domain, actor, params.id);
+      return sendText(ctx, domain.storage, text, text.encoding);
+    },
   }),
 ];

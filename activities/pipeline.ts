@@ -1,0 +1,59 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../src/config.ts';
+import { markFinished } from '../src/domain/pipeline/record.ts';
+import { fetchStep, indexStep, inspectStep, isTextFormat, PipelineError, previewStep, startRun, textStep, type StepDeps } from '../src/domain/pipeline/steps.ts';
+import type { ObjectStore } from '../src/storage/object-store.ts';
+import { TabularError } from '../src/tabular/index.ts';
+
+const HEARTBEAT_EVERY_MS = 5_000;
+
+/**
+ * The resource pipeline's activities. Errors that retrying cannot fix (what the bytes are) fail at
+ * once with their message; anything else (storage, database, a killed worker) is retried.
+ */
+export function pipelineActivities({ orm, storage, config }: { orm: MikroORM; storage: ObjectStore; config: Config }) {
+  const deps = (): StepDeps => ({
+    em: orm.em.fork(),
+    storage,
+    config,
+    heartbeat: () => Context.current().heartbeat(),
+  });
+  // Heartbeats go on while this process lives, also through one long DuckDB call; a killed worker stops
+  // them, and the step is retried elsewhere once the heartbeat timeout passes.
+  const final = async <T>(work: () => Promise<T>): Promise<T> => {
+    const beat = setInterval(() => Context.current().heartbeat(), HEARTBEAT_EVERY_MS);
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof TabularError || err instanceof PipelineError) throw ApplicationFailure.nonRetryable(err.message, err.name);
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+  };
+  return {
+    async pipelineStart(resourceId: string, workflowId: string, runId: string) {
+      return startRun(deps(), resourceId, workflowId, runId);
+    },
+    async pipelineFetch(resourceId: string, runId: string) {
+      await final(() => fetchStep(deps(), resourceId, runId));
+    },
+    async pipelineInspect(resourceId: string, runId: string) {
+      const detected = await final(() => inspectStep(deps(), resourceId, runId));
+      return { tabular: detected.tabular, text: isTextFormat(detected) };
+    },
+    async pipelinePreview(resourceId: string, runId: string, tabular: 'csv' | 'tsv') {
+      await final(() => previewStep(deps(), resourceId, runId, tabular));
+    },
+    async pipelineText(resourceId: string, runId: string, tabular: 'csv' | 'tsv' | null) {
+      await final(() => textStep(deps(), resourceId, runId, tabular));
+    },
+    async pipelineIndex(resourceId: string, runId: string) {
+      await final(() => indexStep(deps(), resourceId, runId));
+    },
+    async pipelineFinish(resourceId: string, runId: string, error: string | null) {
+      return markFinished(orm.em.fork(), resourceId, runId, error);
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * Files and the resource pipeline, against a real MinIO:
+ * - seconds from upload-complete to queryable for a 50 MB CSV built from the real CSVs, against raw
+ *   DuckDB's CSV→Parquet of the same file (the ratio is the pipeline's overhead);
+ * - proxied upload throughput against a direct presigned PUT to the same MinIO (ratio);
+ * - the API process's peak RSS while 100 MB and 1 GB stream through it (must not grow with the file).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startAlmanac } from '../src/runtime/almanac.ts';
+import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
+import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { startMinio } from '../test/helpers/minio.ts';
+import { freePort } from '../test/helpers/ports.ts';
+
+const REAL_CSV = path.resolve(import.meta.dirname, '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv');
+const MB = 1024 * 1024;
+
+/** The real file's header once, then its rows again and again up to `bytes`. */
+async function buildCsv(file: string, bytes: number) {
+  const text = await fsp.readFile(REAL_CSV, 'utf8');
+  const newline = text.indexOf('\n');
+  const header = text.slice(0, newline + 1);
+  const rows = text.slice(newline + 1);
+  const out = fs.createWriteStream(file);
+  out.write(header);
+  let written = header.length;
+  while (written < bytes) {
+    if (!out.write(rows)) await new Promise<void>((r) => out.once('drain', () => r()));
+    written += Buffer.byteLength(rows);
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+/** `size` bytes of CSV-ish filler, generated as they are read, so the client holds none of it. */
+function filler(size: number) {
+  const chunk = Buffer.alloc(MB, 'a,b,c\n');
+  let sent = 0;
+  return Readable.from(
+    (function* () {
+      while (sent < size) {
+        const n = Math.min(chunk.length, size - sent);
+        sent += n;
+        yield n === chunk.length ? chunk : chunk.subarray(0, n);
+      }
+    })(),
+  );
+}
+
+async function timed<T>(work: () => Promise<T>) {
+  const start = performance.now();
+  const result = await work();
+  return { seconds: (performance.now() - start) / 1000, result };
+}
+
+export async function benchPipeline() {
+  const log = createLogger('warn');
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-pipeline-'));
+  await fsp.chmod(dir, 0o755);
+  const minio = await startMinio(path.join(dir, 'minio'));
+  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  await cluster.ensureDatabase('bench');
+  const port = await freePort();
+  const config = loadConfig({
+    HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
+    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
+    S3_ENDPOINT: minio.endpoint, S3_ACCESS_KEY: minio.accessKey, S3_SECRET_KEY: minio.secretKey, S3_BUCKET: 'bench',
+    UPLOAD_MAX_BYTES: '2gb', ALMANAC_ADMIN_USERNAME: 'bench', ALMANAC_ADMIN_PASSWORD: 'bench-password-1', ALMANAC_ADMIN_EMAIL: 'bench@example.org',
+  });
+  const almanac = await startAlmanac(config, log);
+  const base = `${almanac.url}/api/v1`;
+  try {
+    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const token = (await (await fetch(`${base}/api-tokens`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url }, body: JSON.stringify({ name: 'bench' }) })).json()).token;
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const post = async (url: string, body?: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+    await post('/organizations', { name: 'bench-org' });
+    const resources = (await post('/packages', {
+      name: 'bench-files', title: 'Bench', ownerOrg: 'bench-org', licenseId: 'cc-by-4.0',
+      resources: ['csv', 'direct', 'proxied', 'rss100', 'rss1g'].map((n) => ({ urlType: 'upload', name: n })),
+    })).resources.map((r: { id: string }) => r.id) as string[];
+    const [csvId, directId, proxiedId, rss100Id, rss1gId] = resources as [string, string, string, string, string];
+
+    // 1. upload-complete → queryable, against DuckDB's own CSV → Parquet.
+    const csv = path.join(dir, 'bench.csv');
+    await buildCsv(csv, 50 * MB);
+    const size = (await fsp.stat(csv)).size;
+    const signed = await post(`/resources/${csvId}/upload-url`, { filename: 'bench.csv', contentType: 'text/csv', size });
+    await fetch(signed.url, { method: 'PUT', headers: signed.headers, body: fs.createReadStream(csv) as unknown as BodyInit, duplex: 'half' } as RequestInit);
+    const pipeline = await timed(async () => {
+      await post(`/resources/${csvId}/upload-complete`);
+      for (;;) {
+        const schema = await (await fetch(`${base}/resources/${csvId}/schema`)).json();
+        if (schema.queryable) return schema.schema.rowCount as number;
+        const status = await (await fetch(`${base}/resources/${csvId}/pipeline-status`)).json();
+        if (status.status === 'failed') throw new Error(`pipeline failed: ${status.error}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    const duck = await DuckDBInstance.create(':memory:');
+    const conn = await duck.connect();
+    const raw = await timed(() => conn.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${path.join(dir, 'raw.parquet')}' (FORMAT parquet)`));
+    conn.closeSync();
+
+    // 2. Proxied upload against a direct PUT to MinIO, same bytes.
+    const direct = await timed(async () => {
+      const url = await post(`/resources/${directId}/upload-url`, { filename: 'bench.csv', contentType: 'text/csv', size });
+      const put = await fetch(url.url, { method: 'PUT', headers: url.headers, body: fs.createReadStream(csv) as unknown as BodyInit, duplex: 'half' } as RequestInit);
+      if (!put.ok) throw new Error(`direct PUT: ${put.status}`);
+    });
+    const proxied = await timed(async () => {
+      const res = await fetch(`${base}/resources/${proxiedId}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' }, body: fs.createReadStream(csv) as unknown as BodyInit, duplex: 'half' } as RequestInit);
+      if (!res.ok) throw new Error(`proxied upload: ${res.status} ${await res.text()}`);
+    });
+
+    // 3. Peak RSS of this process (API and worker) while big files stream through.
+    const rss = async (id: string, bytes: number) => {
+      global.gc?.();
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+      const res = await fetch(`${base}/resources/${id}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'application/octet-stream' }, body: filler(bytes) as unknown as BodyInit, duplex: 'half' } as RequestInit);
+      clearInterval(sampler);
+      if (!res.ok) throw new Error(`upload of ${bytes}: ${res.status} ${await res.text()}`);
+      return { beforeMb: +(before / MB).toFixed(0), peakMb: +(peak / MB).toFixed(0), growthMb: +((peak - before) / MB).toFixed(0) };
+    };
+
+    return {
+      csvMb: +(size / MB).toFixed(1),
+      previewRows: pipeline.result,
+      uploadCompleteToQueryableSeconds: +pipeline.seconds.toFixed(2),
+      rawDuckdbCsvToParquetSeconds: +raw.seconds.toFixed(2),
+      pipelineRatio: +(pipeline.seconds / raw.seconds).toFixed(2),
+      directPutMbPerSecond: +(size / MB / direct.seconds).toFixed(1),
+      proxiedUploadMbPerSecond: +(size / MB / proxied.seconds).toFixed(1),
+      uploadThroughputRatio: +(direct.seconds / proxied.seconds).toFixed(2),
+      rss100Mb: await rss(rss100Id, 100 * MB),
+      rss1Gb: await rss(rss1gId, 1024 * MB),
+    };
+  } finally {
+    await almanac.stop();
+    await temporal.stop();
+    await cluster.stop();
+    await minio.stop();
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}

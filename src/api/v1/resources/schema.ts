@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+export const UploadUrlRecord = z
+  .object({
+    url: z.string(),
+    method: z.literal('PUT'),
+    headers: z.record(z.string(), z.string()).describe('Send these headers with the PUT, exactly'),
+    expiresAt: z.iso.datetime(),
+  })
+  .meta({ id: 'UploadUrl' });
+
+const StepStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped']);
+
+export const PipelineStatusRecord = z
+  .object({
+    resourceId: z.uuid(),
+    status: z.enum(['none', 'queued', 'running', 'succeeded', 'failed']),
+    steps: z.array(
+      z.object({
+        name: z.enum(['fetch', 'inspect', 'preview', 'text', 'index']),
+        status: StepStatus,
+        startedAt: z.iso.datetime().nullable(),
+        finishedAt: z.iso.datetime().nullable(),
+        error: z.string().nullable(),
+      }),
+    ),
+    workflowId: z.string().nullable(),
+    startedAt: z.iso.datetime().nullable(),
+    finishedAt: z.iso.datetime().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'PipelineStatus' });
+
+const Column = z.object({
+  name: z.string(),
+  type: z.enum(['integer', 'float', 'boolean', 'string']),
+  nullable: z.boolean(),
+  nullCount: z.number().int(),
+  stats: z
+    .object({ min: z.union([z.string(), z.number(), z.null()]), max: z.union([z.string(), z.number(), z.null()]) })
+    .optional()
+    .describe('Numeric columns only; integer min and max are decimal strings'),
+});
+
+export const SchemaRecord = z
+  .object({
+    id: z.uuid(),
+    queryable: z.boolean(),
+    schema: z.object({ rowCount: z.number().int(), columns: z.array(Column), previewTruncated: z.boolean() }).nullable(),
+  })
+  .meta({ id: 'ResourceSchema' });

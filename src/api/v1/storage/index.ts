@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { acceptSignedUpload } from '../../../domain/resources/files.ts';
+import { defineRoute } from '../../../http/route.ts';
+
+/** The local store's presigned uploads land here (S3/MinIO take theirs directly). */
+export const storageRoutes = [
+  defineRoute({
+    method: 'put', path: '/storage/{key}', tag: 'files', access: 'public',
+    summary: 'Target of a presigned upload URL on the local store; the signature authorizes it (403 when tampered or expired)',
+    params: z.object({ key: z.string().min(1).max(500) }),
+    query: z.object({ expires: z.string().max(20), signature: z.string().max(128) }),
+    streamedBody: 'application/octet-stream',
+    response: z.object({ size: z.number().int() }),
+    handle: ({ domain, params, query, ctx }) => {
+      const length = ctx.get('Content-Length');
+      return acceptSignedUpload(
+        domain,
+        { key: params.key, expires: query.expires, signature: query.signature, contentType: ctx.get('Content-Type') },
+        ctx.req,
+        length ? Number(length) : undefined,
+      );
+    },
+  }),
+];

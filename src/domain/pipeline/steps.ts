@@ -1,0 +1,206 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline as pump } from 'node:stream/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.ts';
+import { Dataset, Resource } from '../../entities/index.ts';
+import { writeKeywordDocument } from '../../search/keyword-document.ts';
+import { contentsKey, previewKey, sourceKey } from '../../storage/keys.ts';
+import type { ObjectStore } from '../../storage/object-store.ts';
+import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
+import { buildTabularPreview, detectFormat, extractText, type DetectedFormat } from '../../tabular/index.ts';
+import { markStarted, markStep, PIPELINE_STEPS, type PipelineStepName } from './record.ts';
+
+/** A failure that retrying cannot fix (the bytes are what they are); the run fails with this message. */
+export class PipelineError extends Error {}
+
+export interface StepDeps {
+  em: EntityManager;
+  storage: ObjectStore;
+  config: Config;
+  /** Long steps call this as they go, so a dead worker is noticed quickly and another picks up. */
+  heartbeat: () => void;
+}
+
+/** Enough of the head of a file to recognise it: magic bytes and a few lines of text. */
+const SNIFF_BYTES = 1024 * 1024;
+/** Text kept for the contents index. */
+const CONTENTS_BYTES = 64 * 1024;
+
+const TEXT_FORMATS = new Set(['JSON', 'GEOJSON', 'XML', 'HTML', 'TXT', 'MD', 'CSV', 'TSV']);
+
+export interface RunPlan {
+  steps: PipelineStepName[];
+}
+
+async function loadResource(em: EntityManager, resourceId: string) {
+  return em.findOne(Resource, { id: resourceId }, { populate: ['dataset'] });
+}
+
+/**
+ * The run takes over the resource's pipeline record. Null when there is nothing to do: the resource is
+ * gone, its dataset is deleted, or an upload has no bytes yet.
+ */
+export async function startRun({ em }: StepDeps, resourceId: string, workflowId: string, runId: string): Promise<RunPlan | null> {
+  const resource = await loadResource(em, resourceId);
+  if (!resource || (resource.dataset as Dataset).state === 'deleted' || !resource.url) return null;
+  const steps = PIPELINE_STEPS.filter((s) => s !== 'fetch' || resource.urlType === 'link');
+  if (!(await markStarted(em, resourceId, workflowId, runId, steps))) return null;
+  return { steps };
+}
+
+/** Copies the first `bytes` of an object to a local file, streamed. */
+async function downloadHead(storage: ObjectStore, key: string, bytes: number, dir: string) {
+  const stat = await storage.stat(key);
+  if (!stat) throw new PipelineError('The file is missing from storage; upload it again.');
+  const file = path.join(dir, 'source');
+  if (stat.size === 0) {
+    await fsp.writeFile(file, '');
+  } else {
+    const end = Math.min(stat.size, bytes) - 1;
+    await pump(await storage.read(key, { start: 0, end }), fs.createWriteStream(file));
+  }
+  return { file, size: stat.size };
+}
+
+async function withWorkDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-pipeline-'));
+  try {
+    return await work(dir);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs one step: running, then succeeded with its results merged into extras (only for this run). */
+async function step<T extends Record<string, unknown>>(
+  deps: StepDeps,
+  resourceId: string,
+  runId: string,
+  name: PipelineStepName,
+  work: () => Promise<T>,
+): Promise<T> {
+  await markStep(deps.em, resourceId, runId, name, 'running');
+  const results = await work();
+  await markStep(deps.em, resourceId, runId, name, 'succeeded', { results });
+  return results;
+}
+
+/** A link's download: the whole exchange, redirects and body included. */
+const LINK_FETCH_TIMEOUT_MS = 120_000;
+
+/**
+ * A link's bytes, fetched once into the store (at most PREVIEW_MAX_BYTES and a little over, so the cut
+ * can tell a row's end), so that every later step and /preview read our copy, never the remote host.
+ * Private network addresses are refused (src/net/safe-fetch.ts).
+ */
+export async function fetchStep(deps: StepDeps, resourceId: string, runId: string) {
+  await step(deps, resourceId, runId, 'fetch', async () => {
+    const resource = await loadResource(deps.em, resourceId);
+    if (!resource?.url) throw new PipelineError('The resource has no URL.');
+    const maxBytes = deps.config.pipeline.previewMaxBytes + 64 * 1024;
+    let response;
+    try {
+      response = await safeFetch(resource.url, {
+        timeoutMs: LINK_FETCH_TIMEOUT_MS,
+        maxBytes,
+        allowPrivateNetworks: deps.config.fetch.allowPrivateNetworks,
+      });
+    } catch (err) {
+      // Refused addresses and dead hosts will not change on a retry within this run.
+      if (err instanceof FetchError) throw new PipelineError(`The link could not be fetched: ${err.message}`);
+      throw err;
+    }
+    if (response.status >= 400) {
+      response.discard();
+      throw new PipelineError(`The link answered HTTP ${response.status}.`);
+    }
+    const contentType = String(response.headers['content-type'] ?? '') || undefined;
+    const { size } = await deps.storage.put(sourceKey(resourceId), response.body, { contentType });
+    return {
+      fetched: { url: response.url, httpStatus: response.status, contentType: contentType ?? null, bytes: size, truncated: response.truncated, at: new Date().toISOString() },
+    };
+  });
+}
+
+/** What the content is, whatever the name or declared format says. */
+export async function inspectStep(deps: StepDeps, resourceId: string, runId: string): Promise<DetectedFormat> {
+  const { detected } = await step(deps, resourceId, runId, 'inspect', () =>
+    withWorkDir(async (dir) => {
+      const resource = await loadResource(deps.em, resourceId);
+      if (!resource) throw new PipelineError('The resource was deleted.');
+      const { file } = await downloadHead(deps.storage, sourceKey(resourceId), SNIFF_BYTES, dir);
+      const upload = resource.extras.upload as { filename?: string } | undefined;
+      const found = await detectFormat(file, {
+        filename: upload?.filename ?? (resource.url ? new URL(resource.url).pathname : null),
+        declaredFormat: resource.format ?? null,
+        mimetype: resource.mimetype ?? null,
+      });
+      // The declared format is the publisher's word; the detected one fills the gaps it left.
+      await deps.em.nativeUpdate(Resource, { id: resourceId, format: null }, { format: found.format });
+      await deps.em.nativeUpdate(Resource, { id: resourceId, mimetype: { $in: [null, 'application/octet-stream'] } }, { mimetype: found.mimetype });
+      return { detected: { ...found, text: isTextFormat(found) } };
+    }),
+  );
+  return detected;
+}
+
+/** The typed Parquet preview and its schema, from at most the first PREVIEW_MAX_BYTES of a CSV/TSV. */
+export async function previewStep(deps: StepDeps, resourceId: string, runId: string, tabular: 'csv' | 'tsv') {
+  const maxBytes = deps.config.pipeline.previewMaxBytes;
+  await step(deps, resourceId, runId, 'preview', () =>
+    withWorkDir(async (dir) => {
+      // A little past the limit, so the cut can tell whether the limit fell exactly on a row's end.
+      const { file, size } = await downloadHead(deps.storage, sourceKey(resourceId), maxBytes + 64 * 1024, dir);
+      deps.heartbeat();
+      const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
+      deps.heartbeat();
+      await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), { contentType: 'application/vnd.apache.parquet' });
+      const schema = { ...built.schema, previewTruncated: built.schema.previewTruncated || size > maxBytes + 64 * 1024 };
+      return {
+        preview: { schema, encoding: built.encoding, dialect: built.dialect, sourceBytes: size, createdAt: new Date().toISOString() },
+        queryable: true,
+      };
+    }),
+  );
+}
+
+/**
+ * Plain text for the contents search index: a CSV/TSV's header and first rows, read from its preview;
+ * any other text format, the head of the file.
+ */
+export async function textStep(deps: StepDeps, resourceId: string, runId: string, tabular: 'csv' | 'tsv' | null) {
+  await step(deps, resourceId, runId, 'text', () =>
+    withWorkDir(async (dir) => {
+      let text: string;
+      if (tabular) {
+        const parquetPath = path.join(dir, 'preview.parquet');
+        await pump(await deps.storage.read(previewKey(resourceId)), fs.createWriteStream(parquetPath));
+        const resource = await loadResource(deps.em, resourceId);
+        const header = (resource?.extras.preview as { dialect?: { header?: boolean } } | null)?.dialect?.header ?? true;
+        text = await extractText({ parquetPath, maxBytes: CONTENTS_BYTES, includeHeader: header });
+      } else {
+        const { file } = await downloadHead(deps.storage, sourceKey(resourceId), CONTENTS_BYTES, dir);
+        // A character cut at the limit is dropped, not kept as a replacement mark.
+        text = new TextDecoder('utf-8').decode(await fsp.readFile(file), { stream: true });
+      }
+      await deps.storage.put(contentsKey(resourceId), Readable.from([Buffer.from(text, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
+      return { contents: { chars: text.length } };
+    }),
+  );
+}
+
+export const isTextFormat = (detected: DetectedFormat) => detected.tabular !== null || (detected.format !== null && TEXT_FORMATS.has(detected.format));
+
+/** The dataset's search documents see the resource as it now is. */
+export async function indexStep(deps: StepDeps, resourceId: string, runId: string) {
+  await step(deps, resourceId, runId, 'index', async () => {
+    const resource = await loadResource(deps.em, resourceId);
+    const dataset = resource?.dataset as Dataset | undefined;
+    if (dataset?.state === 'active') await writeKeywordDocument(deps.em, dataset.id, deps.config.search.language);
+    return {};
+  });
+}

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports.ts';
+
+/** The last minio version on the Go module proxy; .ci/run builds the same one into the same folder. */
+export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+
+const START_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 10_000;
+
+export interface RunningMinio {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  stop(): Promise<void>;
+}
+
+/** MINIO_PATH, else `minio` on PATH, else the binary .ci/run caches. */
+export function findMinio(): string {
+  const explicit = process.env.MINIO_PATH;
+  if (explicit) {
+    if (!fs.existsSync(explicit)) throw new Error(`MINIO_PATH: no file at ${explicit}`);
+    return explicit;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'minio');
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  const cached = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'almanac', `minio-${MINIO_VERSION}`, 'minio');
+  if (fs.existsSync(cached)) return cached;
+  throw new Error(
+    `the storage tests need MinIO: run .ci/run once (it builds it into ${path.dirname(cached)}), or ` +
+      `GOBIN=${path.dirname(cached)} go install github.com/minio/minio@${MINIO_VERSION}, or set MINIO_PATH`,
+  );
+}
+
+/** Starts a throwaway MinIO server on free loopback ports, its data in `dataDir`, and waits until it is ready. */
+export async function startMinio(dataDir: string): Promise<RunningMinio> {
+  const binary = findMinio();
+  const [port, consolePort] = [await freePort(), await freePort()];
+  const accessKey = process.env.MINIO_ROOT_USER || 'almanac-test';
+  const secretKey = process.env.MINIO_ROOT_PASSWORD || randomBytes(16).toString('hex');
+  const child = spawn(
+    binary,
+    ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+    {
+      env: { ...process.env, MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey, MINIO_UPDATE: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: a Ctrl-C reaches the test runner alone, which then stops MinIO in order.
+      detached: true,
+    },
+  );
+  // Should the runner exit without stop(), the server must not outlive it.
+  const stopWithUs = () => child.kill('SIGKILL');
+  process.on('exit', stopWithUs);
+  child.once('exit', () => process.off('exit', stopWithUs));
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    tail.push(...chunk.toString().split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 20));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message} (${binary})\n${tail.join('\n')}`);
+  }
+  return { endpoint, accessKey, secretKey, stop: () => stopChild(child) };
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`minio exited with code ${child.exitCode}`);
+    const ready = await fetch(`${endpoint}/minio/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`minio was not ready at ${endpoint} within ${START_TIMEOUT_MS / 1000}s`);
+}
+
+async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The suite's MinIO, from the environment test/run.ts gives ava. */
+export function suiteMinio() {
+  const endpoint = process.env.TEST_S3_ENDPOINT;
+  const accessKey = process.env.TEST_S3_ACCESS_KEY;
+  const secretKey = process.env.TEST_S3_SECRET_KEY;
+  if (!endpoint || !accessKey || !secretKey) throw new Error('run the suite with `npm test`, which starts MinIO');
+  return { endpoint, accessKey, secretKey };
+}
+
+/** A bucket name no other test uses; the store creates it in ensureReady. */
+export const freshBucketName = (label = 'test') => `almanac-${label}-${randomBytes(6).toString('hex')}`;
+
+/** Environment for `startTestApp(s3Env())`: the app on the suite's MinIO, in a bucket of its own. */
+export function s3Env(): Record<string, string> {
+  const minio = suiteMinio();
+  return { S3_ENDPOINT: minio.endpoint, S3_ACCESS_KEY: minio.accessKey, S3_SECRET_KEY: minio.secretKey, S3_BUCKET: freshBucketName() };
+}

@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { pipelineWorkflowId } from '../../src/temporal/workflows-client.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+/**
+ * A worker killed (SIGKILL) in the middle of a pipeline step: another worker picks the step up once its
+ * heartbeat stops, and the pipeline completes exactly once, in one workflow run, with one preview.
+ */
+
+const BIN = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
+// About 70 MB: past the 50 MB preview limit, so the preview step has real work when the kill lands.
+const ROWS = 3_000_000;
+
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp({ RUN_WORKER: 'false' });
+});
+test.after.always(async () => app?.stop());
+
+function startWorker(): ChildProcess {
+  const { config } = app.almanac.services;
+  return spawn(BIN, ['worker'], {
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: config.database.mode === 'external' ? config.database.url : '',
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: app.taskQueue,
+      // The same local store as the API: the worker reads the upload and writes the preview there.
+      ALMANAC_DATA_DIR: config.dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test('a worker killed mid-pipeline: the next worker completes the pipeline exactly once', async (t) => {
+  const auth = { token: app.adminToken };
+  await app.api.post('/api/v1/organizations', { name: 'crash-org' }, auth);
+  const created = await app.api.post(
+    '/api/v1/packages',
+    { name: 'crash-data', title: 'Crash', ownerOrg: 'crash-org', licenseId: 'cc-by-4.0', resources: [{ urlType: 'upload', name: 'big.csv' }] },
+    auth,
+  );
+  t.is(created.status, 201, created.text);
+  const id: string = created.body.resources[0].id;
+
+  // Large enough that building its preview takes a while; its head is cut at PREVIEW_MAX_BYTES.
+  const lines = ['id,label,value'];
+  for (let i = 0; i < ROWS; i++) lines.push(`${i},row ${i % 97},${(i * 0.5).toFixed(1)}`);
+  const body = Buffer.from(lines.join('\n') + '\n');
+  const upload = await fetch(`${app.url}/api/v1/resources/${id}/upload`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${app.adminToken}`, 'Content-Type': 'text/csv' },
+    body,
+  });
+  t.is(upload.status, 200, await upload.text());
+
+  const status = async () => (await app.api.get(`/api/v1/resources/${id}/pipeline-status`)).body;
+  const first = startWorker();
+  await waitFor('the preview step to start', async () => ((await status()).steps?.find((s: { name: string }) => s.name === 'preview')?.status === 'running' ? true : undefined), 60_000);
+  first.kill('SIGKILL');
+  await new Promise((r) => first.once('exit', r));
+  t.is((await status()).status, 'running', 'the run outlives its worker');
+
+  const second = startWorker();
+  try {
+    const final = await waitFor('the pipeline to finish', async () => {
+      const s = await status();
+      return s.status === 'succeeded' || s.status === 'failed' ? s : undefined;
+    }, 120_000);
+    t.is(final.status, 'succeeded', JSON.stringify(final));
+    t.deepEqual(final.steps.map((s: { status: string }) => s.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  } finally {
+    second.kill('SIGTERM');
+    await new Promise((r) => second.once('exit', r));
+  }
+
+  // Exactly once: one run of the workflow, the preview step attempted twice (the kill), one preview.
+  const client = app.almanac.services.workflows.client;
+  const runs = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${pipelineWorkflowId(id)}'` })) runs.push(run);
+  t.is(runs.length, 1, 'one workflow run');
+  t.is(runs[0]!.status.name, 'COMPLETED');
+  const history = await client.workflow.getHandle(pipelineWorkflowId(id)).fetchHistory();
+  const attempts = (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pipelinePreview')
+    .length;
+  t.is(attempts, 1, 'the preview step was scheduled once (and retried within that schedule)');
+  const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 1);
+  t.true(started.some((a) => a >= 2), 'a step ran a second attempt after the kill');
+
+  const schema = (await app.api.get(`/api/v1/resources/${id}/schema`)).body;
+  t.true(schema.queryable);
+  t.true(schema.schema.rowCount > 0 && schema.schema.rowCount < ROWS, 'the preview holds the head of the file, once');
+  t.true(schema.schema.previewTruncated);
+  const stored = await app.almanac.services.storage.stat(`resources/${id}/preview.parquet`);
+  t.truthy(stored, 'one preview object');
+});
