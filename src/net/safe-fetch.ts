@@ -87,7 +87,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
     for (;;) {
       const target = parseTarget(url);
       const pinned = await pinAddress(target, opts.allowPrivateNetworks ?? false, signal);
-      const res = await send(target, pinned, method, opts.headers ?? {}, signal);
+      const res = await requestPinned(target, pinned, method, opts.headers ?? {}, signal);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode ?? 0) && location) {
         res.destroy();
@@ -157,9 +157,17 @@ async function pinAddress(target: URL, allowPrivateNetworks: boolean, signal: Ab
   return addresses[0];
 }
 
-function send(target: URL, pinned: { address: string; family: number }, method: string, headers: Record<string, string>, signal: AbortSignal) {
-  // The connection goes to the checked address whatever the resolver says now; the Host header and TLS
-  // (SNI, certificate name) still use the URL's host name.
+/**
+ * One request whose connection goes to `pinned` whatever the resolver says now (exported for its test);
+ * the Host header and TLS (SNI, certificate name) still use the URL's host name.
+ */
+export function requestPinned(
+  target: URL,
+  pinned: { address: string; family: number },
+  method: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+) {
   const lookup: net.LookupFunction = (_host, options, callback) => {
     if (options.all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);

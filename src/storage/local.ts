@@ -47,11 +47,11 @@ export class LocalObjectStore implements ObjectStore {
 
   async put(key: string, body: Readable, meta: { contentType?: string } = {}) {
     let file: string;
-    let handle: fs.FileHandle;
-    // Same folder as the object, so the final rename is atomic: readers see the old file or the new one.
     let temp: string;
+    let handle: fs.FileHandle;
     try {
       file = this.pathOf(key);
+      // Same folder as the object, so the final rename is atomic: readers see the old file or the new one.
       temp = tempNameFor(file);
       handle = await openCreatingFolders(temp);
     } catch (err) {

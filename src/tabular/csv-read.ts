@@ -45,6 +45,7 @@ export async function chooseCsvOptions(db: DuckDbSession, path: string, tabular:
     RAGGED,
     LENIENT,
     LENIENT_RAGGED,
+    // Last resort when DuckDB cannot settle on a dialect at all: the delimiter detectFormat saw.
     { ...LENIENT_RAGGED, delim: tabular === 'tsv' ? '\t' : ',' },
   ];
   let firstError: DuckDbStatementError | null = null;
@@ -56,9 +57,11 @@ export async function chooseCsvOptions(db: DuckDbSession, path: string, tabular:
       continue;
     }
     if (width === 1 && options.null_padding !== true) {
-      for (const padded of ladder.slice(index + 1).filter((later) => later.null_padding === true)) {
-        const paddedWidth = await columnCount(db, path, padded);
-        if (typeof paddedWidth === 'number' && paddedWidth > 1) return padded;
+      // Only DuckDB's own delimiter detection may split the column; forcing one would cut prose at commas.
+      const padded = ladder.slice(index + 1).filter((later) => later.null_padding === true && !('delim' in later));
+      for (const candidate of padded) {
+        const paddedWidth = await columnCount(db, path, candidate);
+        if (typeof paddedWidth === 'number' && paddedWidth > 1) return candidate;
       }
     }
     return options;

@@ -106,7 +106,8 @@ class Utf8Transcoder {
       out = Buffer.from(text, 'utf8');
     }
     this.first = false;
-    return out.includes(0) ? withoutNuls(out) : Buffer.from(out);
+    // May alias the caller's read buffer: it is written out before the next read.
+    return out.includes(0) ? withoutNuls(out) : out;
   }
 }
 

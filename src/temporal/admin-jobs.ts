@@ -151,7 +151,10 @@ export async function listJobs(workflows: Workflows, taskQueue: string, filter: 
   });
 }
 
-/** Visibility pages by token, not offset: read up to offset + limit rows and keep the last `limit`. */
+/**
+ * Visibility pages by token, not by offset: read past the first `offset` rows (one call for the first
+ * thousand), then keep `limit`.
+ */
 async function pageOfExecutions(workflows: Workflows, query: string, req: PageRequest) {
   const infos: WorkflowExecutionInfo[] = [];
   let index = 0;

@@ -19,6 +19,8 @@ import type {
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
+/** How long a request waits for a workflow it runs to completion (a sync, a draft deletion). */
+const AWAIT_DEADLINE_MS = 30_000;
 
 /** Temporal out of reach is the service's outage, not a bug: 503, and the request can be retried. */
 function asUnavailable(err: unknown) {
@@ -153,8 +155,18 @@ export class Workflows {
           workflowIdConflictPolicy: onRunning,
         }),
       );
-      await handle.result();
+      // With no worker polling, a result would never come: the caller hears 503 rather than hang.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(failed()), AWAIT_DEADLINE_MS);
+      });
+      try {
+        await Promise.race([handle.result(), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (err) {
+      if (err instanceof DomainError) throw err;
       if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) return;
       if (err instanceof WorkflowFailedError) throw failed();
       throw asUnavailable(err);

@@ -25,10 +25,10 @@ interface Site {
   outsider: User;
 }
 
-/** `main` runs with the defaults; `strict` with tiny limits (1 KB uploads, 2 s upload URLs, 512 B previews). */
+/** `main` runs with the defaults; `strict` with tiny limits (1 KB uploads, 3 s upload URLs, 512 B previews). */
 const sites = {} as Record<Store, { main: Site; strict: Site }>;
 
-const STRICT_ENV = { UPLOAD_MAX_BYTES: '1kb', UPLOAD_URL_TTL_SECONDS: '2', PREVIEW_MAX_BYTES: '512b' };
+const STRICT_ENV = { UPLOAD_MAX_BYTES: '1kb', UPLOAD_URL_TTL_SECONDS: '3', PREVIEW_MAX_BYTES: '512b' };
 const UPLOAD_MAX = 1024;
 const PREVIEW_MAX = 512;
 
@@ -422,13 +422,13 @@ for (const store of STORES) {
     t.is(await stat(site, other!.id), null);
   });
 
-  test(`[${store}] a presigned URL used after UPLOAD_URL_TTL_SECONDS=2 is 403${isLocal ? ' upload_url_expired' : ''} and stores nothing`, async (t) => {
+  test(`[${store}] a presigned URL used after UPLOAD_URL_TTL_SECONDS=3 is 403${isLocal ? ' upload_url_expired' : ''} and stores nothing`, async (t) => {
     const site = strict();
     const id = await newUploadResource(t, site);
     const issued = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'late.csv', contentType: 'text/csv', size: MEASUREMENTS.length }, as(site.editor));
     t.is(issued.status, 200, issued.text);
     const expiresAt = Date.parse(issued.body.expiresAt);
-    t.true(expiresAt <= Date.now() + 1000, issued.body.expiresAt);
+    t.true(expiresAt <= Date.now() + 3000, issued.body.expiresAt);
     await sleep(Math.max(0, expiresAt - Date.now()) + 1100);
     const res = await call(issued.body.url, { method: 'PUT', headers: issued.body.headers, body: MEASUREMENTS });
     refusedPut(t, res, 'upload_url_expired', /expired/i);

@@ -46,15 +46,16 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 test('a worker killed mid-pipeline: the next worker completes the pipeline exactly once', async (t) => {
+  // A retry waits for the dead worker's heartbeat timeout (30 s) on top of two worker start-ups.
+  t.timeout(5 * 60_000);
   const auth = { token: app.adminToken };
   await app.api.post('/api/v1/organizations', { name: 'crash-org' }, auth);
-  const created = await app.api.post(
-    '/api/v1/packages',
-    { name: 'crash-data', title: 'Crash', ownerOrg: 'crash-org', licenseId: 'cc-by-4.0', resources: [{ urlType: 'upload', name: 'big.csv' }] },
-    auth,
-  );
+  // A draft: no worker runs while the test sets up, and only an active dataset waits for a search sync.
+  const draft = await app.api.post('/api/v1/packages/drafts', { name: 'crash-data', ownerOrg: 'crash-org' }, auth);
+  t.is(draft.status, 201, draft.text);
+  const created = await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, { urlType: 'upload', name: 'big.csv' }, auth);
   t.is(created.status, 201, created.text);
-  const id: string = created.body.resources[0].id;
+  const id: string = created.body.id;
 
   // Large enough that building its preview takes a while; its head is cut at PREVIEW_MAX_BYTES.
   const lines = ['id,label,value'];
@@ -67,11 +68,16 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   });
   t.is(upload.status, 200, await upload.text());
 
-  const status = async () => (await app.api.get(`/api/v1/resources/${id}/pipeline-status`)).body;
+  const status = async () => (await app.api.get(`/api/v1/resources/${id}/pipeline-status`, auth)).body;
   const first = startWorker();
-  await waitFor('the preview step to start', async () => ((await status()).steps?.find((s: { name: string }) => s.name === 'preview')?.status === 'running' ? true : undefined), 60_000);
-  first.kill('SIGKILL');
-  await new Promise((r) => first.once('exit', r));
+  try {
+    await waitFor('the preview step to start', async () => ((await status()).steps?.find((s: { name: string }) => s.name === 'preview')?.status === 'running' ? true : undefined), 60_000).catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await status())}`);
+    });
+  } finally {
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+  }
   t.is((await status()).status, 'running', 'the run outlives its worker');
 
   const second = startWorker();
@@ -101,7 +107,7 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 1);
   t.true(started.some((a) => a >= 2), 'a step ran a second attempt after the kill');
 
-  const schema = (await app.api.get(`/api/v1/resources/${id}/schema`)).body;
+  const schema = (await app.api.get(`/api/v1/resources/${id}/schema`, auth)).body;
   t.true(schema.queryable);
   t.true(schema.schema.rowCount > 0 && schema.schema.rowCount < ROWS, 'the preview holds the head of the file, once');
   t.true(schema.schema.previewTruncated);

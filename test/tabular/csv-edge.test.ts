@@ -9,7 +9,9 @@ import { basename, join, relative } from 'node:path';
 import test from 'ava';
 import {
   buildTabularPreview,
+  DEFAULT_TEXT_MAX_BYTES,
   detectFormat,
+  extractText,
   TabularError,
   type TabularErrorCode,
   type TextEncoding,
@@ -234,5 +236,9 @@ for (const file of files) {
       t.is(column.nullable, column.nullCount > 0);
     });
     t.is((await previewRowsAsText(preview.parquetPath)).length, expected.rows);
+    // Whatever the preview holds, its contents text is bounded and free of control characters.
+    const text = await extractText({ parquetPath: preview.parquetPath, includeHeader: preview.dialect.header });
+    t.true(Buffer.byteLength(text) <= DEFAULT_TEXT_MAX_BYTES);
+    t.notRegex(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
 }

@@ -1,7 +1,8 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from '../../src/net/safe-fetch.ts';
+import { probeLink } from '../../src/net/link-probe.ts';
+import { FetchFailedError, FetchRefusedError, FetchTimeoutError, requestPinned, safeFetch } from '../../src/net/safe-fetch.ts';
 import { freePort } from '../helpers/ports.ts';
 
 // A real HTTP server on this host (both stacks), reached over loopback: refused unless private networks
@@ -169,4 +170,27 @@ test('a closed port and an unknown host are failures with their reason', async (
   await t.throwsAsync(safeFetch(`http://127.0.0.1:${closed}/`, open), { instanceOf: FetchFailedError, message: /connection refused/ });
   const unknown = await t.throwsAsync(safeFetch('http://no-such-host.invalid/', open), { instanceOf: FetchFailedError });
   t.regex(unknown!.message, /no-such-host\.invalid could not be resolved/);
+});
+
+test.serial('a link check of a local address with private networks off is broken, says why, and sends nothing', async (t) => {
+  const before = seen.length;
+  for (const url of [`http://127.0.0.1:${port}/ok`, `http://[::1]:${port}/ok`, `http://localhost:${port}/ok`]) {
+    const probe = await probeLink(url, { timeoutMs: 2000 });
+    t.like(probe, { status: 'broken', httpStatus: null }, url);
+    t.regex(probe.error!, /is a loopback address$/, url);
+  }
+  t.is(seen.length, before);
+  t.like(await probeLink(`http://127.0.0.1:${port}/ok`, { timeoutMs: 2000, allowPrivateNetworks: true }), { status: 'ok', httpStatus: 200 });
+});
+
+test('a pinned request connects to the checked address and never asks the resolver again', async (t) => {
+  // The name does not resolve at all: reaching the server proves the connection used the pinned address,
+  // so a DNS answer that changes after the check (rebinding) cannot redirect it.
+  const target = new URL(`http://no-such-host.invalid:${port}/host`);
+  const res = await requestPinned(target, { address: '127.0.0.1', family: 4 }, 'GET', {}, new AbortController().signal);
+  t.is(res.statusCode, 200);
+  t.is(res.socket.remoteAddress, '127.0.0.1');
+  let body = '';
+  for await (const chunk of res) body += chunk;
+  t.is(body, `no-such-host.invalid:${port}`, 'the Host header keeps the name');
 });

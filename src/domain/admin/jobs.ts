@@ -5,7 +5,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import type { PageRequest } from '../pagination.ts';
 
-/** GET /admin/jobs: this deployment's workflow runs, newest activity first, from Temporal's visibility store. */
+/** GET /admin/jobs: this deployment's workflow runs from Temporal's visibility store, running first, then the most recently closed. */
 export async function listAdminJobs(ctx: DomainContext, actor: Actor, filter: JobFilter, req: PageRequest) {
   authorize(actor, 'site:administer');
   return listJobs(ctx.workflows, ctx.config.temporal.taskQueue, filter, req);

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { Dataset, Resource } from '../../entities/index.ts';
 import { writeKeywordDocument } from '../../search/keyword-document.ts';
-import { contentsKey, previewKey, sourceKey } from '../../storage/keys.ts';
+import { contentsKey, previewKey, resourcePrefix, sourceKey } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
 import { buildTabularPreview, detectFormat, extractText, type DetectedFormat } from '../../tabular/index.ts';
@@ -66,6 +66,16 @@ async function downloadHead(storage: ObjectStore, key: string, bytes: number, di
   return { file, size: stat.size };
 }
 
+/**
+ * A resource deleted while a step was writing its output: the deletion removed the files it saw, so the
+ * step removes what it wrote after, rather than leave it orphaned.
+ */
+async function removeIfDeleted(deps: StepDeps, resourceId: string) {
+  if (await deps.em.count(Resource, { id: resourceId })) return;
+  await deps.storage.removePrefix(resourcePrefix(resourceId));
+  throw new PipelineError('The resource was deleted.');
+}
+
 async function withWorkDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-pipeline-'));
   try {
@@ -120,6 +130,7 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
     }
     const contentType = String(response.headers['content-type'] ?? '') || undefined;
     const { size } = await deps.storage.put(sourceKey(resourceId), response.body, { contentType });
+    await removeIfDeleted(deps, resourceId);
     return {
       fetched: { url: response.url, httpStatus: response.status, contentType: contentType ?? null, bytes: size, truncated: response.truncated, at: new Date().toISOString() },
     };
@@ -159,6 +170,7 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
       const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
       deps.heartbeat();
       await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), { contentType: 'application/vnd.apache.parquet' });
+      await removeIfDeleted(deps, resourceId);
       const schema = { ...built.schema, previewTruncated: built.schema.previewTruncated || size > maxBytes + 64 * 1024 };
       return {
         preview: { schema, encoding: built.encoding, dialect: built.dialect, sourceBytes: size, createdAt: new Date().toISOString() },
@@ -188,6 +200,7 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
         text = new TextDecoder('utf-8').decode(await fsp.readFile(file), { stream: true });
       }
       await deps.storage.put(contentsKey(resourceId), Readable.from([Buffer.from(text, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
+      await removeIfDeleted(deps, resourceId);
       return { contents: { chars: text.length } };
     }),
   );

@@ -48,8 +48,13 @@ async function loadUploadResource(ctx: DomainContext, actor: Actor, id: string) 
   return loaded;
 }
 
-async function rememberUpload(ctx: DomainContext, resourceId: string, info: UploadInfo) {
-  await ctx.em.execute(`update resources set extras = extras || jsonb_build_object('upload', ?::jsonb) where id = ?`, [
+/**
+ * What the uploader said of the file (`upload`: name and type), kept apart while it is only an intent
+ * (`pendingUpload`, from upload-url): the current file keeps its name until new bytes are complete.
+ */
+async function rememberUpload(ctx: DomainContext, resourceId: string, info: UploadInfo, as: 'upload' | 'pendingUpload') {
+  await ctx.em.execute(`update resources set extras = extras || jsonb_build_object(?::text, ?::jsonb) where id = ?`, [
+    as,
     JSON.stringify({ ...info, at: new Date().toISOString() }),
     resourceId,
   ]);
@@ -59,7 +64,7 @@ async function rememberUpload(ctx: DomainContext, resourceId: string, info: Uplo
 export async function issueUploadUrl(ctx: DomainContext, actor: Actor, id: string, intent: UploadIntent) {
   const { resource } = await loadUploadResource(ctx, actor, id);
   if (intent.size > ctx.config.uploads.maxBytes) throw tooLarge(ctx.config.uploads.maxBytes);
-  await rememberUpload(ctx, resource.id, { filename: intent.filename, contentType: intent.contentType });
+  await rememberUpload(ctx, resource.id, { filename: intent.filename, contentType: intent.contentType }, 'pendingUpload');
   const signed = await ctx.storage.presignPut(sourceKey(resource.id), {
     contentType: intent.contentType,
     expiresInSeconds: ctx.config.uploads.urlTtlSeconds,
@@ -116,7 +121,8 @@ export async function uploadThroughApi(
   const max = ctx.config.uploads.maxBytes;
   if (meta.contentLength !== undefined && meta.contentLength > max) throw tooLarge(max);
   const { size, hash } = await storeStream(ctx, sourceKey(resource.id), body, meta.contentType, max);
-  await rememberUpload(ctx, resource.id, { filename: meta.filename, contentType: meta.contentType });
+  await rememberUpload(ctx, resource.id, { filename: meta.filename, contentType: meta.contentType }, 'upload');
+  await ctx.em.refresh(resource);
   return complete(ctx, resource, { size, hash, contentType: meta.contentType });
 }
 
@@ -128,8 +134,19 @@ export async function completeUpload(ctx: DomainContext, actor: Actor, id: strin
   const { resource } = await loadUploadResource(ctx, actor, id);
   const stat = await ctx.storage.stat(sourceKey(resource.id));
   if (!stat) throw conflict('No file has been uploaded for this resource yet: PUT it to the upload URL first.');
+  const max = ctx.config.uploads.maxBytes;
+  // An S3 presigned PUT takes any size: the limit is enforced here, and what broke it is not kept.
+  if (stat.size > max) {
+    await ctx.storage.remove(sourceKey(resource.id));
+    throw tooLarge(max);
+  }
   const hash = createHash('sha256');
   await pump(await ctx.storage.read(sourceKey(resource.id)), hash);
+  const pending = resource.extras.pendingUpload as UploadInfo | undefined;
+  if (pending) {
+    await ctx.em.execute(`update resources set extras = (extras - 'pendingUpload') || jsonb_build_object('upload', extras->'pendingUpload') where id = ?`, [resource.id]);
+    await ctx.em.refresh(resource);
+  }
   const contentType = (resource.extras.upload as UploadInfo | undefined)?.contentType ?? stat.contentType ?? undefined;
   return complete(ctx, resource, { size: stat.size, hash: hash.digest('hex'), contentType });
 }
