@@ -205,18 +205,28 @@ test.serial('enqueue-all starts one pipeline per resource with something to proc
     }));
     return states.filter((s) => s.running).map((s) => s.handle);
   };
-  let ending = true;
-  const ender = (async () => {
-    while (ending) {
-      await Promise.all((await runningPipelines()).map((handle) => handle.terminate('ended by the test').catch(() => {})));
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const startEnder = () => {
+    let ending = true;
+    const loop = (async () => {
+      while (ending) {
+        await Promise.all((await runningPipelines()).map((handle) => handle.terminate('ended by the test').catch(() => {})));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    return async () => {
+      ending = false;
+      await loop;
+    };
+  };
+  let stopEnder = startEnder();
   // The upload started a pipeline of its own: it must be over before enqueue-all looks.
   while ((await runningPipelines()).length > 0) await new Promise((r) => setTimeout(r, 50));
 
   // A pipeline already running for `a` (queued where no worker polls) must be joined, not started again.
+  // The ender stops first, so no sweep that began before `a` left the set can end it.
+  await stopEnder();
   ended.delete(a);
+  stopEnder = startEnder();
   const runningElsewhere = await client.workflow.start('pipelineWorkflow', {
     taskQueue: `nobody-polls-${app.taskQueue}`, workflowId: pipelineWorkflowId(a), args: [a],
   });
@@ -228,8 +238,7 @@ test.serial('enqueue-all starts one pipeline per resource with something to proc
     t.like(counts, { started: 4, joined: 1 });
     t.is(counts.succeeded + counts.failed, 4);
   } finally {
-    ending = false;
-    await ender;
+    await stopEnder();
     await runningElsewhere.terminate('test over').catch(() => {});
   }
 
@@ -288,6 +297,10 @@ test.serial('with Temporal out of reach, the job endpoints answer 503 jobs_unava
   }
   const back = await eventually(() => jobs(), (r) => r.status === 200);
   t.is(back.status, 200, back.text);
+  // The SDK keeps retrying the calls that answered 503, at most 6 s apart (its backoff cap with jitter).
+  // Let those retries land on the reopened relay: one still pending when the app closes its connection
+  // would throw from its timer.
+  await new Promise((r) => setTimeout(r, 7_000));
 });
 
 /** A TCP relay to Temporal that a test can cut (closing every connection and refusing new ones) and reopen. */
