@@ -3,13 +3,13 @@
  * - seconds from upload-complete to queryable for a 50 MB CSV built from the real CSVs, against raw
  *   DuckDB's CSV→Parquet of the same file (the ratio is the pipeline's overhead);
  * - proxied upload throughput against a direct presigned PUT to the same MinIO (ratio);
- * - the API process's peak RSS while 100 MB and 1 GB stream through it (must not grow with the file).
+ * - the API process's peak RSS while 100 MB and 1 GB stream through it from curl (must not grow with the file).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -36,21 +36,6 @@ async function buildCsv(file: string, bytes: number) {
     written += Buffer.byteLength(rows);
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-}
-
-/** `size` bytes of CSV-ish filler, generated as they are read, so the client holds none of it. */
-function filler(size: number) {
-  const chunk = Buffer.alloc(MB, 'a,b,c\n');
-  let sent = 0;
-  return Readable.from(
-    (function* () {
-      while (sent < size) {
-        const n = Math.min(chunk.length, size - sent);
-        sent += n;
-        yield n === chunk.length ? chunk : chunk.subarray(0, n);
-      }
-    })(),
-  );
 }
 
 async function timed<T>(work: () => Promise<T>) {
@@ -127,22 +112,32 @@ export async function benchPipeline() {
       if (!res.ok) throw new Error(`proxied upload: ${res.status} ${await res.text()}`);
     });
 
-    // 3. Peak RSS of this process (API and worker) while big files stream through.
+    // 3. Peak RSS of this process (API and worker) while big files stream through. The client is curl, a
+    // process of its own, so that only the server's memory is measured.
     const rss = async (id: string, bytes: number) => {
-      (globalThis as { gc?: () => void }).gc?.();
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
       const before = process.memoryUsage().rss;
       let peak = before;
-      // With --expose-gc the sampler also collects, so the peak is memory held rather than garbage not
-      // yet collected: the two figures tell buffering apart from a lazy collector.
-      const gc = (globalThis as { gc?: () => void }).gc;
       let ticks = 0;
+      // With --expose-gc the sampler also collects, so the peak is memory held, not garbage awaiting a
+      // lazy collector.
       const sampler = setInterval(() => {
         if (gc && ++ticks % 10 === 0) gc();
         peak = Math.max(peak, process.memoryUsage().rss);
       }, 20);
-      const res = await fetch(`${base}/resources/${id}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'application/octet-stream' }, body: filler(bytes) as unknown as BodyInit, duplex: 'half' } as RequestInit);
+      const status = await new Promise<string>((resolve, reject) => {
+        const curl = spawn('sh', ['-c',
+          `head -c ${bytes} /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: $AUTH" ` +
+          `-H 'Content-Type: application/octet-stream' -T - '${base}/resources/${id}/upload'`,
+        ], { env: { ...process.env, AUTH: headers.Authorization }, stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        curl.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        curl.on('error', reject);
+        curl.on('exit', () => resolve(out));
+      });
       clearInterval(sampler);
-      if (!res.ok) throw new Error(`upload of ${bytes}: ${res.status} ${await res.text()}`);
+      if (status !== '200') throw new Error(`upload of ${bytes} bytes: HTTP ${status}`);
       return { beforeMb: +(before / MB).toFixed(0), peakMb: +(peak / MB).toFixed(0), growthMb: +((peak - before) / MB).toFixed(0), forcedGc: !!gc };
     };
 
