@@ -11,10 +11,11 @@ import {
   runPipeline,
   uploadThroughApi,
 } from '../../../domain/resources/files.ts';
+import { queryResource } from '../../../domain/resources/query.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';
 import { filenameFromHeaders, uploadBody } from './upload-body.ts';
-import { PipelineStatusRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
+import { PipelineStatusRecord, QueryResultRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
 import { listOf } from '../../../http/schemas.ts';
 import { ResourceBody, ResourceRecord } from '../packages/schema.ts';
 
@@ -137,5 +138,13 @@ export const resourceRoutes = [
       const text = await openText(domain, actor, params.id);
       return sendText(ctx, domain.storage, text, text.encoding);
     },
+  }),
+  defineRoute({
+    method: 'post', path: '/resources/{id}/query', tag: 'files', access: 'public',
+    summary: 'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller)',
+    params: idParams,
+    body: z.object({ sql: z.string().min(1) }),
+    response: QueryResultRecord,
+    handle: ({ domain, actor, params, body, ctx }) => queryResource(domain, actor, params.id, body.sql, actor.userId ?? `ip:${ctx.ip}`),
   }),
 ];

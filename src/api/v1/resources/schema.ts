@@ -49,3 +49,14 @@ export const SchemaRecord = z
     schema: z.object({ rowCount: z.number().int(), columns: z.array(Column), previewTruncated: z.boolean() }).nullable(),
   })
   .meta({ id: 'ResourceSchema' });
+
+export const QueryResultRecord = z
+  .object({
+    id: z.uuid(),
+    columns: z.array(z.string()),
+    rows: z.array(z.record(z.string(), z.unknown())).describe('Big integers and decimals as strings, dates ISO 8601, NaN and ±Infinity as text'),
+    rowCount: z.number().int(),
+    truncated: z.boolean(),
+    elapsedMs: z.number().int(),
+  })
+  .meta({ id: 'QueryResult' });

@@ -1,0 +1,141 @@
+import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { cleanDuckDbMessage, sqlString } from '../tabular/duckdb-session.ts';
+
+/**
+ * One read-only SQL query over one Parquet preview, in a throwaway in-memory DuckDB. The preview is put
+ * in place as the view `data` first; then external access is switched off (the preview file is the only
+ * path allowed), extensions can neither install nor load, and the configuration is locked, all before the
+ * user's SQL is even parsed. Nothing the query does reaches another file, a URL, the environment or
+ * another query.
+ */
+
+export interface QueryLimits {
+  maxRows: number;
+  maxResultBytes: number;
+  timeoutMs: number;
+  threads: number;
+  memoryLimit: string;
+}
+
+export const QUERY_LIMITS: QueryLimits = {
+  maxRows: 10_000,
+  maxResultBytes: 5 * 1024 * 1024,
+  timeoutMs: 15_000,
+  threads: 2,
+  memoryLimit: '512MB',
+};
+
+export type QueryFailure = 'query_invalid' | 'query_not_select' | 'query_timeout';
+
+export class QueryError extends Error {
+  constructor(
+    readonly code: QueryFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: Record<string, unknown>[];
+  rowCount: number;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(limits.threads),
+    memory_limit: limits.memoryLimit,
+    // No spilling: a query that does not fit in memory fails instead of filling the disk.
+    temp_directory: '',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    allow_community_extensions: 'false',
+  });
+  const connection = await instance.connect();
+  try {
+    await connection.run(`CREATE VIEW data AS SELECT * FROM read_parquet(${sqlString(parquetPath)})`);
+    await connection.run(`SET allowed_paths = [${sqlString(parquetPath)}]`);
+    await connection.run('SET enable_external_access = false');
+    await connection.run('SET allow_unsigned_extensions = false');
+    await connection.run('SET lock_configuration = true');
+  } catch (err) {
+    connection.closeSync();
+    instance.closeSync();
+    throw err;
+  }
+  return { instance, connection };
+}
+
+/** JSON-safe values: big integers and decimals already come as strings; non-finite floats become text. */
+function jsonSafe(value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return value.map(jsonSafe);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
+  return value;
+}
+
+export async function runSandboxedQuery(parquetPath: string, sql: string, limits: QueryLimits = QUERY_LIMITS): Promise<QueryResult> {
+  const started = performance.now();
+  const { instance, connection } = await openSandbox(parquetPath, limits);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    connection.interrupt();
+  }, limits.timeoutMs);
+  const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath]);
+  try {
+    // DuckDB's own parser decides: how many statements, and of which type.
+    let extracted;
+    try {
+      extracted = await connection.extractStatements(sql);
+    } catch (err) {
+      throw new QueryError('query_invalid', clean(err));
+    }
+    if (extracted.count !== 1) {
+      throw new QueryError('query_not_select', `Send exactly one statement, a SELECT (got ${extracted.count}).`);
+    }
+    // The parser's own statement kind as well: PRAGMA and CALL prepare as SELECTs once rewritten.
+    const [parsed] = (await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`)).getRowObjects();
+    if ((JSON.parse(String(parsed?.tree)) as { error?: boolean }).error) {
+      throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
+    }
+    let prepared;
+    try {
+      prepared = await extracted.prepare(0);
+    } catch (err) {
+      if (timedOut) throw err;
+      throw new QueryError('query_invalid', clean(err));
+    }
+    if (prepared.statementType !== StatementType.SELECT) {
+      throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
+    }
+    // One row past the limit says whether there were more; the rest is never read.
+    const reader = await prepared.streamAndReadUntil(limits.maxRows + 1);
+    const columns = reader.columnNames();
+    const all = reader.getRowObjectsJson();
+    let truncated = all.length > limits.maxRows || !reader.done && reader.currentRowCount > limits.maxRows;
+    const rows: Record<string, unknown>[] = [];
+    let bytes = 2;
+    for (const row of all.slice(0, limits.maxRows)) {
+      const safe = jsonSafe(row) as Record<string, unknown>;
+      bytes += Buffer.byteLength(JSON.stringify(safe)) + 1;
+      if (bytes > limits.maxResultBytes) {
+        truncated = true;
+        break;
+      }
+      rows.push(safe);
+    }
+    return { columns, rows, rowCount: rows.length, truncated, elapsedMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    if (timedOut) throw new QueryError('query_timeout', `The query ran longer than ${limits.timeoutMs / 1000} seconds and was stopped.`);
+    if (err instanceof QueryError) throw err;
+    throw new QueryError('query_invalid', clean(err));
+  } finally {
+    clearTimeout(timer);
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
