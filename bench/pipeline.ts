@@ -23,7 +23,7 @@ const REAL_CSV = path.resolve(import.meta.dirname, '../../shared/data/real-csv/f
 const MB = 1024 * 1024;
 
 /** The real file's header once, then its rows again and again up to `bytes`. */
-async function buildCsv(file: string, bytes: number) {
+export async function buildCsv(file: string, bytes: number) {
   const text = await fsp.readFile(REAL_CSV, 'utf8');
   const newline = text.indexOf('\n');
   const header = text.slice(0, newline + 1);

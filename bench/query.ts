@@ -1,0 +1,102 @@
+/**
+ * The query sandbox end to end: on the preview of a 50 MB CSV (built from the real CSVs), five query
+ * shapes through POST /resources/{id}/query against the same SQL in raw DuckDB on the same Parquet file,
+ * in the same run. Figure: p50 of 20 runs each, and the ratio.
+ */
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startAlmanac } from '../src/runtime/almanac.ts';
+import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
+import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { previewKey } from '../src/storage/keys.ts';
+import { freePort } from '../test/helpers/ports.ts';
+import { buildCsv } from './pipeline.ts';
+
+const RUNS = 20;
+/** `data` is the table in both places; the columns are the congress file's. */
+const SHAPES: Record<string, string> = {
+  count: 'SELECT count(*) AS n FROM data',
+  filteredScan: "SELECT * FROM data WHERE state_abbrev = 'CA' AND age_years > 60 LIMIT 1000",
+  groupBy: 'SELECT party_code, count(*) AS n, avg(age_years) AS age FROM data GROUP BY party_code ORDER BY n DESC',
+  topK: 'SELECT bioname, age_years FROM data ORDER BY age_years DESC LIMIT 10',
+  window: 'SELECT bioname, congress, age_years, rank() OVER (PARTITION BY congress ORDER BY age_years DESC) AS r FROM data QUALIFY r <= 3 LIMIT 500',
+};
+
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function benchQuery() {
+  const log = createLogger('warn');
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-query-'));
+  await fsp.chmod(dir, 0o755);
+  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  await cluster.ensureDatabase('bench');
+  const port = await freePort();
+  const config = loadConfig({
+    HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
+    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
+    ALMANAC_ADMIN_USERNAME: 'bench', ALMANAC_ADMIN_PASSWORD: 'bench-password-1', ALMANAC_ADMIN_EMAIL: 'bench@example.org',
+  });
+  const almanac = await startAlmanac(config, log);
+  const base = `${almanac.url}/api/v1`;
+  try {
+    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const token = (await (await fetch(`${base}/api-tokens`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url }, body: JSON.stringify({ name: 'bench' }) })).json()).token;
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const post = async (url: string, body: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+    await post('/organizations', { name: 'bench-org' });
+    const created = await post('/packages', { name: 'bench-query', ownerOrg: 'bench-org', licenseId: 'cc-by-4.0', resources: [{ urlType: 'upload', name: 'bench.csv' }] });
+    const id: string = created.resources[0].id;
+    const csv = path.join(dir, 'bench.csv');
+    await buildCsv(csv, 50 * 1024 * 1024);
+    const uploaded = await fetch(`${base}/resources/${id}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' }, body: await fsp.readFile(csv) });
+    if (!uploaded.ok) throw new Error(`upload: ${uploaded.status}`);
+    for (let status = ''; status !== 'succeeded'; ) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await (await fetch(`${base}/resources/${id}/pipeline-status`)).json()).status;
+      if (status === 'failed') throw new Error('pipeline failed');
+    }
+
+    // The very Parquet file the service queries, for the raw DuckDB baseline.
+    const parquet = path.join(dir, 'raw.parquet');
+    await fsp.writeFile(parquet, Buffer.concat(await (await almanac.services.storage.read(previewKey(id))).toArray()));
+    const duck = await DuckDBInstance.create(':memory:');
+    const conn = await duck.connect();
+    await conn.run(`CREATE VIEW data AS SELECT * FROM read_parquet('${parquet}')`);
+
+    const results: Record<string, { apiP50Ms: number; rawP50Ms: number; ratio: number; rows: number }> = {};
+    for (const [shape, sql] of Object.entries(SHAPES)) {
+      const api: number[] = [];
+      const raw: number[] = [];
+      let rows = 0;
+      for (let i = 0; i <= RUNS; i++) {
+        let t = performance.now();
+        const reply = await fetch(`${base}/resources/${id}/query`, { method: 'POST', headers, body: JSON.stringify({ sql }) });
+        const body = await reply.json();
+        if (!reply.ok) throw new Error(`${shape}: ${reply.status} ${JSON.stringify(body)}`);
+        const apiMs = performance.now() - t;
+        t = performance.now();
+        const reader = await conn.runAndReadAll(sql);
+        reader.getRowObjectsJson();
+        const rawMs = performance.now() - t;
+        if (i === 0) continue; // warm-up: the first query also fetches the preview into the local cache
+        api.push(apiMs);
+        raw.push(rawMs);
+        rows = body.rowCount;
+      }
+      results[shape] = { apiP50Ms: +p50(api).toFixed(1), rawP50Ms: +p50(raw).toFixed(1), ratio: +(p50(api) / p50(raw)).toFixed(2), rows };
+    }
+    conn.closeSync();
+    return { previewRows: (await (await fetch(`${base}/resources/${id}/schema`)).json()).schema.rowCount, runs: RUNS, shapes: results };
+  } finally {
+    await almanac.stop();
+    await temporal.stop();
+    await cluster.stop();
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
