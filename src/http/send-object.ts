@@ -31,7 +31,8 @@ export async function sendObject(ctx: Context, storage: ObjectStore, object: Sto
   const span = range ?? (object.size > 0 ? { start: 0, end: object.size - 1 } : null);
   ctx.status = range ? 206 : 200;
   // Set as is: Koa's ctx.type would add charset=utf-8 to a text type, whatever the bytes' encoding.
-  ctx.set('Content-Type', object.contentType);
+  // A stored type that is not a valid header value (a client's free text) must not break the download.
+  ctx.set('Content-Type', /^[\x20-\x7e]+$/.test(object.contentType) ? object.contentType : 'application/octet-stream');
   if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
   if (!span) {
     ctx.body = '';

@@ -66,6 +66,18 @@ async function downloadHead(storage: ObjectStore, key: string, bytes: number, di
   return { file, size: stat.size };
 }
 
+/** A newer run took over the record (new bytes, a re-run): this one stops. */
+const superseded = () => new PipelineError('A newer run of the pipeline replaced this one.');
+
+/**
+ * Outputs are keyed by resource, not by run: a step checks that its run is still the current one just
+ * before it writes, so a replaced run that is still busy does not overwrite the newer run's files.
+ */
+async function assertCurrentRun(deps: StepDeps, resourceId: string, runId: string) {
+  const [row] = await deps.em.execute<{ run: string | null }[]>(`select extras->'pipeline'->>'runId' as run from resources where id = ?`, [resourceId]);
+  if (row?.run !== runId) throw superseded();
+}
+
 /**
  * A resource deleted while a step was writing its output: the deletion removed the files it saw, so the
  * step removes what it wrote after, rather than leave it orphaned.
@@ -93,9 +105,9 @@ async function step<T extends Record<string, unknown>>(
   name: PipelineStepName,
   work: () => Promise<T>,
 ): Promise<T> {
-  await markStep(deps.em, resourceId, runId, name, 'running');
+  if (!(await markStep(deps.em, resourceId, runId, name, 'running'))) throw superseded();
   const results = await work();
-  await markStep(deps.em, resourceId, runId, name, 'succeeded', { results });
+  if (!(await markStep(deps.em, resourceId, runId, name, 'succeeded', { results }))) throw superseded();
   return results;
 }
 
@@ -129,6 +141,10 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
       throw new PipelineError(`The link answered HTTP ${response.status}.`);
     }
     const contentType = String(response.headers['content-type'] ?? '') || undefined;
+    await assertCurrentRun(deps, resourceId, runId).catch((err) => {
+      response.discard();
+      throw err;
+    });
     const { size } = await deps.storage.put(sourceKey(resourceId), response.body, { contentType });
     await removeIfDeleted(deps, resourceId);
     return {
@@ -169,6 +185,7 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
       deps.heartbeat();
       const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
       deps.heartbeat();
+      await assertCurrentRun(deps, resourceId, runId);
       await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), { contentType: 'application/vnd.apache.parquet' });
       await removeIfDeleted(deps, resourceId);
       const schema = { ...built.schema, previewTruncated: built.schema.previewTruncated || size > maxBytes + 64 * 1024 };
@@ -199,6 +216,7 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
         // A character cut at the limit is dropped, not kept as a replacement mark.
         text = new TextDecoder('utf-8').decode(await fsp.readFile(file), { stream: true });
       }
+      await assertCurrentRun(deps, resourceId, runId);
       await deps.storage.put(contentsKey(resourceId), Readable.from([Buffer.from(text, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
       await removeIfDeleted(deps, resourceId);
       return { contents: { chars: text.length } };

@@ -61,7 +61,7 @@ export const resourceRoutes = [
     params: idParams,
     body: z.object({
       filename: z.string().trim().min(1).max(500),
-      contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'expected a media type such as text/csv'),
+      contentType: z.string().trim().min(1).max(200).regex(/^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/, 'expected a media type such as text/csv'),
       size: z.number().int().nonnegative(),
     }),
     response: UploadUrlRecord,

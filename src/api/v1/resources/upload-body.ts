@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.ts';
@@ -37,7 +37,9 @@ export function uploadBody(ctx: Context): Promise<UploadBody> {
     });
     parser.on('error', (err) => (found ? undefined : reject(new DomainError(400, 'invalid_multipart', 'Invalid multipart body', (err as Error).message))));
     parser.on('close', () => (found ? undefined : reject(noFile())));
-    ctx.req.pipe(parser);
+    // pipeline, not pipe: a client that disconnects must end the parser (and the file stream being
+    // stored) with an error, or the upload would wait for bytes that never come.
+    pipeline(ctx.req, parser, () => undefined);
   });
 }
 
