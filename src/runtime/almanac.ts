@@ -91,9 +91,6 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     }
 
     const server = http.createServer(createHttpApp(services).callback());
-    // Node's default cuts any request at 5 minutes, a multi-GB upload included; headers still have to
-    // arrive within headersTimeout, and idle sockets time out on their own.
-    server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.http.port, config.http.host, () => resolve());
