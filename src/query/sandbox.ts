@@ -1,12 +1,15 @@
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { cleanDuckDbMessage, sqlString } from '../tabular/duckdb-session.ts';
+import { assertReadsOnlyData, SourceRefused } from './source-guard.ts';
+import { refillSpares, takeFreshInstance } from './fresh-instances.ts';
 
 /**
  * One read-only SQL query over one Parquet preview, in a throwaway in-memory DuckDB. The preview is put
  * in place as the view `data` first; then external access is switched off (the preview file is the only
- * path allowed), extensions can neither install nor load, and the configuration is locked, all before the
- * user's SQL is even parsed. Nothing the query does reaches another file, a URL, the environment or
- * another query.
+ * path allowed), extensions can neither install nor load, the settings that name directories are
+ * emptied, and the configuration is locked, all before the user's SQL is even parsed. The query may read
+ * only `data`, its own CTEs and generators (source-guard.ts). Nothing it does reaches another file, a
+ * URL, the environment or another query, nor learns where the preview lives.
  */
 
 export interface QueryLimits {
@@ -45,22 +48,22 @@ export interface QueryResult {
 }
 
 async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: String(limits.threads),
-    memory_limit: limits.memoryLimit,
-    // No spilling: a query that does not fit in memory fails instead of filling the disk.
-    temp_directory: '',
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-    allow_community_extensions: 'false',
-  });
+  const instance = await takeFreshInstance();
   const connection = await instance.connect();
   try {
-    await connection.run(`CREATE VIEW data AS SELECT * FROM read_parquet(${sqlString(parquetPath)})`);
-    await connection.run(`SET allowed_paths = [${sqlString(parquetPath)}]`);
-    await connection.run('SET enable_external_access = false');
-    await connection.run('SET allow_unsigned_extensions = false');
-    await connection.run('SET lock_configuration = true');
+    // One round trip: the order matters, and lock_configuration comes last.
+    await connection.run(
+      [
+        `SET threads = ${limits.threads}`,
+        `SET memory_limit = ${sqlString(limits.memoryLimit)}`,
+        `CREATE VIEW data AS SELECT * FROM read_parquet(${sqlString(parquetPath)})`,
+        `SET allowed_paths = [${sqlString(parquetPath)}]`,
+        'SET enable_external_access = false',
+        'SET allow_unsigned_extensions = false',
+        ...['secret_directory', 'extension_directory', 'home_directory'].map((setting) => `SET ${setting} = ''`),
+        'SET lock_configuration = true',
+      ].join(';\n'),
+    );
   } catch (err) {
     connection.closeSync();
     instance.closeSync();
@@ -99,8 +102,15 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
     }
     // The parser's own statement kind as well: PRAGMA and CALL prepare as SELECTs once rewritten.
     const [parsed] = (await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`)).getRowObjects();
-    if ((JSON.parse(String(parsed?.tree)) as { error?: boolean }).error) {
+    const tree = JSON.parse(String(parsed?.tree)) as { error?: boolean };
+    if (tree.error) {
       throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
+    }
+    try {
+      assertReadsOnlyData(tree);
+    } catch (err) {
+      if (err instanceof SourceRefused) throw new QueryError('query_invalid', err.message);
+      throw err;
     }
     let prepared;
     try {
@@ -137,5 +147,6 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
     clearTimeout(timer);
     connection.closeSync();
     instance.closeSync();
+    refillSpares();
   }
 }

@@ -326,6 +326,30 @@ contained('duckdb_databases() shows no database file path', 'SELECT database_nam
 contained('duckdb_temporary_files() shows no spill path', 'SELECT * FROM duckdb_temporary_files()');
 contained('DESCRIBE data shows only the columns', 'DESCRIBE data');
 
+// Where the preview lives is the sandbox's business: the settings, catalog views and plans that would
+// name its file are refused by name, before DuckDB binds the query, wherever they are hidden.
+refused("current_setting('allowed_paths') is refused", `SELECT current_setting('allowed_paths') AS v`);
+refused("current_setting('secret_directory') is refused", `SELECT current_setting('secret_directory') AS v`);
+refused('system.main.current_setting, fully qualified, is refused', `SELECT system.main.current_setting('allowed_paths') AS v`);
+refused('duckdb_settings() is refused', 'SELECT name, value FROM duckdb_settings()');
+refused('duckdb_views(), with the definition of data, is refused', 'SELECT view_name, sql FROM duckdb_views()');
+refused('information_schema.views is refused', 'SELECT table_name, view_definition FROM information_schema.views');
+refused('sqlite_master is refused', 'SELECT name, sql FROM sqlite_master');
+refused('pg_views is refused', 'SELECT viewname, definition FROM pg_views');
+refused('pg_get_viewdef, a macro over duckdb_views(), is refused', 'SELECT pg_get_viewdef(view_oid) FROM (SELECT 1 AS view_oid)');
+refused('a CTE named pg_views that reads itself (so the catalog) is refused', 'WITH pg_views AS (SELECT * FROM pg_views) SELECT * FROM pg_views');
+refused('duckdb_external_file_cache() is refused', 'SELECT * FROM duckdb_external_file_cache()');
+refused("json_serialize_plan('SELECT * FROM data') is refused", `SELECT json_serialize_plan('SELECT * FROM data') AS plan`);
+refused('parquet_file_metadata of the allowed path is refused', `SELECT * FROM parquet_file_metadata(current_setting('allowed_paths')[1])`);
+refused('a settings probe inside a scalar subquery is refused', `SELECT count(*) AS n, (SELECT value FROM duckdb_settings() WHERE name = 'allowed_paths') AS p FROM data`);
+refused('a settings probe inside a lambda is refused', `SELECT list_transform([1], v -> current_setting('allowed_paths')) AS p`);
+
+test.serial('a failing cast over the data names no path', async (t) => {
+  t.timeout(60_000);
+  const res = await query('SELECT CAST("station name" AS INTEGER) AS n FROM data');
+  assertRefused(t, res, ['query_invalid']);
+});
+
 test.serial('the sandbox settings cannot be read to learn that external access is on', async (t) => {
   t.timeout(60_000);
   const res = await query(`SELECT current_setting('enable_external_access') AS external, current_setting('lock_configuration') AS locked`);

@@ -30,8 +30,14 @@ export function datasetSubject(dataset: Dataset, roles: OrgRoles): DatasetSubjec
  * drafts only when the caller does (`?state=draft`): drafts appear nowhere else. Anything the actor may
  * not see is 404.
  */
-export async function loadVisibleDataset(ctx: DomainContext, actor: Actor, nameOrId: string, states: DatasetState[]) {
-  const dataset = await ctx.em.findOne(Dataset, byNameOrId(nameOrId), { populate: ['ownerOrg', 'tags', 'groups'] });
+export async function loadVisibleDataset(
+  ctx: DomainContext,
+  actor: Actor,
+  nameOrId: string,
+  states: DatasetState[],
+  populate: ReadonlyArray<'ownerOrg' | 'tags' | 'groups'> = ['ownerOrg', 'tags', 'groups'],
+) {
+  const dataset = await ctx.em.findOne(Dataset, byNameOrId(nameOrId), { populate: [...populate] });
   const roles = await orgRolesOf(ctx, actor);
   if (!dataset || !states.includes(dataset.state)) throw notFound('Dataset');
   const subject = datasetSubject(dataset, roles);

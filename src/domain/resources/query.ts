@@ -22,7 +22,7 @@ const TITLE: Record<QueryError['code'], string> = {
  * a caller (user id, else client IP) that has no other query running anywhere.
  */
 export async function queryResource(ctx: DomainContext, actor: Actor, id: string, sql: string, caller: string) {
-  const { resource } = await loadVisibleResource(ctx, actor, id);
+  const { resource } = await loadVisibleResource(ctx, actor, id, true);
   const preview = resource.extras.preview as { createdAt?: string } | null | undefined;
   if (resource.extras.queryable !== true || !preview?.createdAt) {
     throw new DomainError(400, 'not_queryable', 'Not queryable', 'This resource has no preview to query: only CSV/TSV resources the pipeline has processed are queryable.');

@@ -47,11 +47,15 @@ export function buildResource(em: EntityManager, dataset: Dataset, input: Resour
 
 export const duplicateUrl = (path = 'url') => conflict('This dataset already has a resource with this URL.', [{ path, message: 'is already used in this dataset' }]);
 
-/** A resource the actor may see: the visibility of its dataset decides. */
-export async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: string) {
+/**
+ * A resource the actor may see: the visibility of its dataset decides. `lean` loads the dataset only as
+ * far as that rule needs (its organization), for reads that never present the dataset.
+ */
+export async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: string, lean = false) {
   const resource = isUuid(id) ? await ctx.em.findOne(Resource, { id }) : null;
   if (!resource) throw notFound('Resource');
-  const { dataset, subject } = await loadVisibleDataset(ctx, actor, (resource.dataset as Dataset).id, [...ALL_STATES]).catch(() => {
+  const datasetId = (resource.dataset as Dataset).id;
+  const { dataset, subject } = await loadVisibleDataset(ctx, actor, datasetId, [...ALL_STATES], lean ? ['ownerOrg'] : undefined).catch(() => {
     throw notFound('Resource');
   });
   return { resource, dataset, subject };
