@@ -1,5 +1,6 @@
 import { StatementType, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { cleanDuckDbMessage, sqlString } from '../tabular/duckdb-session.ts';
+import { queryValueConverter } from './json-values.ts';
 import { assertReadsOnlyData, SourceRefused } from './source-guard.ts';
 import { refillSpares, takeFreshInstance } from './fresh-instances.ts';
 
@@ -72,14 +73,6 @@ async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ 
   return { instance, connection };
 }
 
-/** JSON-safe values: big integers and decimals already come as strings; non-finite floats become text. */
-function jsonSafe(value: unknown): unknown {
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return value.map(jsonSafe);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
-  return value;
-}
-
 export async function runSandboxedQuery(parquetPath: string, sql: string, limits: QueryLimits = QUERY_LIMITS): Promise<QueryResult> {
   const started = performance.now();
   const { instance, connection } = await openSandbox(parquetPath, limits);
@@ -124,19 +117,19 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
     }
     // One row past the limit says whether there were more; the rest is never read.
     const reader = await prepared.streamAndReadUntil(limits.maxRows + 1);
-    const columns = reader.columnNames();
-    const all = reader.getRowObjectsJson();
+    // The keys of each row object: a self-join's second `id` becomes `id:1` instead of overwriting the first.
+    const columns = reader.deduplicatedColumnNames();
+    const all = reader.convertRowObjects(queryValueConverter);
     let truncated = all.length > limits.maxRows || !reader.done && reader.currentRowCount > limits.maxRows;
     const rows: Record<string, unknown>[] = [];
     let bytes = 2;
     for (const row of all.slice(0, limits.maxRows)) {
-      const safe = jsonSafe(row) as Record<string, unknown>;
-      bytes += Buffer.byteLength(JSON.stringify(safe)) + 1;
+      bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
       if (bytes > limits.maxResultBytes) {
         truncated = true;
         break;
       }
-      rows.push(safe);
+      rows.push(row);
     }
     return { columns, rows, rowCount: rows.length, truncated, elapsedMs: Math.round(performance.now() - started) };
   } catch (err) {

@@ -80,7 +80,51 @@ test('a result over 5 MB is cut and flagged', async (t) => {
 test('NaN and infinities are JSON-safe text; dates ISO 8601', async (t) => {
   const reply = await query(publicId, "SELECT 'nan'::double AS n, 'inf'::double AS i, '-inf'::double AS m, TIMESTAMP '2024-05-01 12:30:00' AS ts LIMIT 1", await asNewUser('q-values'));
   t.is(reply.status, 200, reply.text);
-  t.deepEqual(reply.body.rows, [{ n: 'NaN', i: 'Infinity', m: '-Infinity', ts: '2024-05-01 12:30:00' }]);
+  t.deepEqual(reply.body.rows, [{ n: 'NaN', i: 'Infinity', m: '-Infinity', ts: '2024-05-01T12:30:00' }]);
+});
+
+test('wide integers and decimals are strings; dates, times and time zones ISO 8601; blobs, intervals and nested values JSON-safe', async (t) => {
+  const sql = `SELECT 170141183460469231731687303715884105727::HUGEINT AS h, 9007199254740993::BIGINT AS b, 12.345::DECIMAL(10,3) AS d,
+    DATE '2024-05-01' AS day, TIME '12:30:01' AS t, TIMESTAMPTZ '2024-05-01 12:30:00+02' AS tz, TIMESTAMP_MS '2024-05-01 12:30:00.123' AS ms,
+    'infinity'::TIMESTAMP AS forever, INTERVAL 3 DAY AS iv, '\\x00\\xFFab'::BLOB AS bl, [TIMESTAMP '2024-01-02 03:04:05'] AS l,
+    {'a': 1, 'n': 'nan'::DOUBLE} AS s, NULL::TIMESTAMP AS none`;
+  const reply = await query(publicId, sql, await asNewUser('q-types'));
+  t.is(reply.status, 200, reply.text);
+  t.deepEqual(reply.body.rows, [
+    {
+      h: '170141183460469231731687303715884105727',
+      b: '9007199254740993',
+      d: '12.345',
+      day: '2024-05-01',
+      t: '12:30:01',
+      tz: '2024-05-01T10:30:00Z',
+      ms: '2024-05-01T12:30:00.123',
+      forever: 'infinity',
+      iv: { months: 0, days: 3, micros: '0' },
+      bl: '\\x00\\xFFab',
+      l: ['2024-01-02T03:04:05'],
+      s: { a: 1, n: 'NaN' },
+      none: null,
+    },
+  ]);
+});
+
+test('a self-join keeps both columns of the same name: id and id:1', async (t) => {
+  const reply = await query(publicId, 'SELECT a.id, b.id FROM data a JOIN data b ON a.id = b.id ORDER BY 1 LIMIT 1', await asNewUser('q-dupes'));
+  t.is(reply.status, 200, reply.text);
+  t.deepEqual(reply.body.columns, ['id', 'id:1']);
+  t.deepEqual(Object.keys(reply.body.rows[0]), ['id', 'id:1']);
+});
+
+test('a query over anything but data, its CTEs and generators is 400 query_invalid, naming what was refused', async (t) => {
+  const user = await asNewUser('q-sources');
+  for (const sql of ['SELECT * FROM duckdb_settings()', "SELECT current_setting('allowed_paths')", 'SELECT * FROM information_schema.tables']) {
+    const reply = await query(publicId, sql, user);
+    isProblem(t, reply, 400, 'query_invalid');
+    t.regex(reply.body.detail, /not available here: a query reads the table "data"/);
+  }
+  const ok = await query(publicId, 'WITH r AS (SELECT * FROM range(3)) SELECT count(*) AS n FROM r, data', user);
+  t.is(ok.status, 200, ok.text);
 });
 
 test('not a SELECT, or more than one statement: 400 query_not_select', async (t) => {
