@@ -2,7 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
 import { deleteDatasetsPage, deleteGroupsAndTags } from '../src/domain/admin/data-deletion.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
-import { writeKeywordDocument } from '../src/search/keyword-document.ts';
+import type { SearchServices } from '../src/search/search-services.ts';
+import { syncDatasetSearch } from '../src/search/sync.ts';
+import { pruneVectorIndexes, reindexDatasetsPage } from '../src/domain/admin/search.ts';
+import { Context } from '@temporalio/activity';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import type { Config } from '../src/config.ts';
 import { adminJobActivities } from './admin-jobs.ts';
@@ -12,16 +15,16 @@ export interface ActivityServices {
   orm: MikroORM;
   storage: ObjectStore;
   config: Config;
+  search: SearchServices;
 }
 
 /**
  * Builds the activities from the app's services; the worker calls this once. Each activity forks its
  * own EntityManager and calls into src/domain, so retries never share state.
  */
-export function createActivities({ orm, storage, config }: ActivityServices) {
-  const searchLanguage = config.search.language;
+export function createActivities({ orm, storage, config, search }: ActivityServices) {
   return {
-    ...pipelineActivities({ orm, storage, config }),
+    ...pipelineActivities({ orm, storage, config, search }),
     ...adminJobActivities({ orm, config }),
     async deleteDatasetsPage(pageSize: number): Promise<number> {
       return deleteDatasetsPage(orm.em.fork(), storage, pageSize);
@@ -29,8 +32,14 @@ export function createActivities({ orm, storage, config }: ActivityServices) {
     async deleteGroupsAndTags(): Promise<void> {
       return deleteGroupsAndTags(orm.em.fork());
     },
-    async writeKeywordDocument(datasetId: string): Promise<boolean> {
-      return writeKeywordDocument(orm.em.fork(), datasetId, searchLanguage);
+    async reindexDatasetsPage(afterId: string | null, pageSize: number): Promise<{ count: number; lastId: string | null }> {
+      return reindexDatasetsPage({ em: orm.em.fork(), storage, config, search }, afterId, pageSize, () => Context.current().heartbeat());
+    },
+    async pruneVectorIndexes(): Promise<number> {
+      return pruneVectorIndexes(orm.em.fork(), search, () => Context.current().heartbeat());
+    },
+    async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
+      return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
     },
     async purgeOrganizationDatasets(orgId: string, pageSize: number): Promise<number> {
       return deleteOrganizationDatasetsPage(orm.em.fork(), storage, orgId, pageSize);

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../src/config.ts';
 import { markFinished } from '../src/domain/pipeline/record.ts';
 import { fetchStep, indexStep, inspectStep, isTextFormat, PipelineError, previewStep, startRun, textStep, type StepDeps } from '../src/domain/pipeline/steps.ts';
+import type { SearchServices } from '../src/search/search-services.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import { TabularError } from '../src/tabular/index.ts';
 
@@ -12,11 +13,12 @@ const HEARTBEAT_EVERY_MS = 5_000;
  * The resource pipeline's activities. Errors that retrying cannot fix (what the bytes are) fail at
  * once with their message; anything else (storage, database, a killed worker) is retried.
  */
-export function pipelineActivities({ orm, storage, config }: { orm: MikroORM; storage: ObjectStore; config: Config }) {
+export function pipelineActivities({ orm, storage, config, search }: { orm: MikroORM; storage: ObjectStore; config: Config; search: SearchServices }) {
   const deps = (): StepDeps => ({
     em: orm.em.fork(),
     storage,
     config,
+    search,
     heartbeat: () => Context.current().heartbeat(),
   });
   // Heartbeats go on while this process lives, also through one long DuckDB call; a killed worker stops

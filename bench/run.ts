@@ -1,6 +1,7 @@
-/** `npm run bench [-- startup|search|pipeline|query]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchPipeline } from './pipeline.ts';
 import { benchQuery } from './query.ts';
+import { benchRelevance } from './relevance/run.ts';
 import { benchSearch } from './search.ts';
 import { benchStartup } from './startup.ts';
 
@@ -8,6 +9,7 @@ const benches: Record<string, () => Promise<object>> = {
   startup: () => benchStartup(Number(process.env.BENCH_RUNS ?? 3)),
   pipeline: () => benchPipeline(),
   query: () => benchQuery(),
+  relevance: () => benchRelevance(),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);

@@ -65,14 +65,16 @@ async function worker(config: Config, log: Logger) {
   const db = await (await database()).startDatabase(config, log);
   const storage = (await import('./storage/index.ts')).createObjectStore(config.storage);
   await storage.ensureReady();
+  const search = (await import('./search/search-services.ts')).createSearchServices(config, log);
   const running = await (await temporalWorker()).startWorker({
     ...config.temporal,
-    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config }),
+    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config, search }),
     log,
     onFatal: shutdown.fail,
   });
   await shutdown.requested;
   await running.stop();
+  await search.close();
   await db.stop();
 }
 

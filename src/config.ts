@@ -77,6 +77,15 @@ const EnvSchema = z
     LINK_CHECK_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
     LINK_CHECK_TIMEOUT: duration.pipe(z.number().min(100, 'at least 100ms').max(300_000, 'at most 5m')).default(10_000),
 
+    // Embeddings: a local ONNX model (default), an OpenAI-compatible server, or none (keyword-only search).
+    EMBEDDINGS_PROVIDER: z.enum(['local', 'openai', 'none']).default('local'),
+    EMBEDDINGS_MODEL_PATH: optionalText,
+    EMBEDDINGS_MODEL: optionalText,
+    EMBEDDINGS_URL: url.optional(),
+    EMBEDDINGS_API_KEY: optionalText,
+    EMBEDDINGS_BATCH_SIZE: positiveInt.max(2048).default(32),
+    QDRANT_URL: url.optional(),
+    QDRANT_API_KEY: optionalText,
     SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english').default('english'),
     SITE_NAME: z.string().min(1).default('Almanac'),
     REGISTRATION_ENABLED: booleanFlag.default(true),
@@ -95,6 +104,11 @@ const EnvSchema = z
     if (setCount > 0 && setCount < s3.length) {
       for (const k of s3.filter((k) => env[k] === undefined)) {
         ctx.addIssue({ code: 'custom', path: [k], message: 'required when any S3_* variable is set' });
+      }
+    }
+    if (env.EMBEDDINGS_PROVIDER === 'openai') {
+      for (const k of ['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL'] as const) {
+        if (env[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'required when EMBEDDINGS_PROVIDER is openai' });
       }
     }
     if (env.ALMANAC_ADMIN_USERNAME && !(env.ALMANAC_ADMIN_PASSWORD && env.ALMANAC_ADMIN_EMAIL)) {
@@ -185,6 +199,20 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     pipeline: { previewMaxBytes: e.PREVIEW_MAX_BYTES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
     search: { language: e.SEARCH_LANGUAGE },
+    embeddings:
+      e.EMBEDDINGS_PROVIDER === 'openai'
+        ? { provider: 'openai' as const, url: e.EMBEDDINGS_URL!, model: e.EMBEDDINGS_MODEL!, apiKey: e.EMBEDDINGS_API_KEY, batchSize: e.EMBEDDINGS_BATCH_SIZE }
+        : e.EMBEDDINGS_PROVIDER === 'local'
+          ? {
+              provider: 'local' as const,
+              model: e.EMBEDDINGS_MODEL ?? 'Xenova/all-MiniLM-L6-v2',
+              // A folder holding <model>/config.json, tokenizer files and onnx/; else the library's cache.
+              modelPath: e.EMBEDDINGS_MODEL_PATH ? path.resolve(e.EMBEDDINGS_MODEL_PATH) : undefined,
+              cacheDir: path.join(dataDir, 'models'),
+              batchSize: e.EMBEDDINGS_BATCH_SIZE,
+            }
+          : { provider: 'none' as const },
+    vectors: e.QDRANT_URL ? { mode: 'qdrant' as const, url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : { mode: 'embedded' as const },
     fetch: { allowPrivateNetworks: e.FETCH_ALLOW_PRIVATE_NETWORKS },
     linkCheck: { intervalMs: e.LINK_CHECK_INTERVAL, timeoutMs: e.LINK_CHECK_TIMEOUT },
     auth: {

@@ -6,3 +6,4 @@ export { deleteAllDataWorkflow } from './delete-all-data.ts';
 export { pipelineWorkflow } from './pipeline.ts';
 export { enqueueAllWorkflow } from './enqueue-all.ts';
 export { linkCheckWorkflow } from './link-check.ts';
+export { reindexMetadataWorkflow } from './reindex-metadata.ts';

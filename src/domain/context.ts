@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { SearchServices } from '../search/search-services.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import type { Workflows } from '../temporal/workflows-client.ts';
 
@@ -11,4 +12,5 @@ export interface DomainContext {
   log: Logger;
   workflows: Workflows;
   storage: ObjectStore;
+  search: SearchServices;
 }

@@ -4,20 +4,24 @@ type ComponentStatus = 'ok' | 'down';
 
 /**
  * The service's own health, one entry per component. The database is essential (down without it);
- * any other component down leaves the service degraded. Vectors and embeddings join with search.
+ * any other component down leaves the service degraded (search without vectors or a model is keyword-only).
  */
-export async function checkHealth(services: Pick<Services, 'orm' | 'workflows' | 'storage'>) {
+export async function checkHealth(services: Pick<Services, 'orm' | 'workflows' | 'storage' | 'search'>) {
   const settle = (p: Promise<boolean>) =>
     withTimeout(p, 3000).then(
       (ok): ComponentStatus => (ok ? 'ok' : 'down'),
       (): ComponentStatus => 'down',
     );
-  const [database, temporal, storage] = await Promise.all([
+  const { embeddings: model, vectors: index } = services.search;
+  const [database, temporal, storage, vectors, embeddings] = await Promise.all([
     settle(services.orm.isConnected()),
     settle(services.workflows.isReachable()),
     settle(services.storage.isHealthy()),
+    settle(index.healthy()),
+    // EMBEDDINGS_PROVIDER=none: search is keyword-only by choice, which is down for this component.
+    settle(model ? model.healthy() : Promise.resolve(false)),
   ]);
-  const components = { database, temporal, storage };
+  const components = { database, temporal, storage, vectors, embeddings };
   const status = database === 'down' ? 'down' : Object.values(components).every((c) => c === 'ok') ? 'ok' : 'degraded';
   return { status, components } as const;
 }

@@ -8,11 +8,15 @@ export { LoginThrottle } from './login-throttle.ts';
 export { Dataset, DATASET_STATES, type DatasetState } from './dataset.ts';
 export { Resource, URL_TYPES, type UrlType } from './resource.ts';
 export { LinkCheck, LINK_CHECK_STATUSES, type LinkCheckStatus } from './link-check.ts';
+export { Embedding } from './embedding.ts';
+export { SearchPoint, SEARCH_INDEXES } from './search-point.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
 import { Resource } from './resource.ts';
 import { LinkCheck } from './link-check.ts';
+import { Embedding } from './embedding.ts';
+import { SearchPoint } from './search-point.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -20,4 +24,4 @@ import { Session } from './session.ts';
 import { Tag } from './tag.ts';
 import { User } from './user.ts';
 
-export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle, Dataset, Resource, LinkCheck];
+export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle, Dataset, Resource, LinkCheck, Embedding, SearchPoint];

@@ -61,6 +61,16 @@ export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
 }
 
 /**
+ * The same rule for the vector index, whose points are active datasets only: sysadmins see every point,
+ * members also their organizations' private ones, and no one else the points of a soft-deleted
+ * organization. `includePrivate` is the listing's `private` flag: without it, public points only.
+ */
+export function visibleVectorsFilter(a: Actor, roles: OrgRoles, deletedOrgIds: string[], includePrivate: boolean) {
+  const privateOrgIds: string[] | 'all' = !includePrivate ? [] : a.sysadmin ? 'all' : [...roles.keys()];
+  return { privateOrgIds, ...(a.sysadmin || deletedOrgIds.length === 0 ? {} : { excludeOrgIds: deletedOrgIds }) };
+}
+
+/**
  * The draft listing (spec §4): drafts the actor created plus drafts of organizations where it is an
  * editor or above. Narrower than what a sysadmin may open one by one, on purpose: it is a work list.
  */

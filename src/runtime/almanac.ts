@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import { ensureInitialAdmin } from '../domain/users/users.ts';
 import { createHttpApp } from '../http/app.ts';
+import { loadEmbeddedIndex } from '../search/index-loader.ts';
+import { createSearchServices } from '../search/search-services.ts';
 import type { Services } from '../services.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { createActivities } from '../../activities/index.ts';
@@ -81,11 +83,14 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       (err) => log.error({ err }, 'the link-check schedule could not be created or updated'),
     );
 
-    const services: Services = { config, log, orm: db.orm, workflows, storage };
+    const search = createSearchServices(config, log);
+    stack.push({ name: 'search', stop: () => search.close() });
+    if (search.vectors.kind === 'embedded') loadEmbeddedIndex(db.orm.em.fork(), search);
+    const services: Services = { config, log, orm: db.orm, workflows, storage, search };
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {
-      const activities = createActivities({ orm: db.orm, storage, config });
+      const activities = createActivities({ orm: db.orm, storage, config, search });
       const worker = await startWorker({ ...config.temporal, address, activities, log, onFatal: opts.onFatal });
       stack.push({ name: 'worker', stop: () => worker.stop() });
     }

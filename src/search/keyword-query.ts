@@ -15,7 +15,7 @@ function plainWords(q: string): string[] | null {
 }
 
 export interface KeywordSearch {
-  /** Full-text match of the whole query (websearch syntax); served by the GIN index. */
+  /** Full-text match of the whole query (websearch syntax) in the metadata or a file's text; GIN-indexed. */
   strict: SqlFragment;
   /** The typo fallback, tried only when `strict` finds nothing; null when the query uses websearch syntax. */
   fuzzy: SqlFragment | null;
@@ -33,12 +33,17 @@ export interface KeywordSearch {
  * mean exactly what they say.
  */
 export async function keywordSearch(em: EntityManager, language: string, q: string): Promise<KeywordSearch> {
+  // The text the pipeline extracted from files counts too, at half the weight of a description.
+  const inContents = `d.id in (select sp.dataset_id from search_points sp
+                                where sp.index = 'contents' and sp.text_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?)))`;
   const rank = {
     sql: `ts_rank_cd(coalesce(d.search_vector, ''::tsvector), websearch_to_tsquery(?::regconfig, unaccent(?)))
-          + greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, '')))`,
-    params: [language, q, q, q],
+          + greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, '')))
+          + 0.5 * coalesce((select max(ts_rank_cd(sp.text_vector, websearch_to_tsquery(?::regconfig, unaccent(?))))
+                              from search_points sp where sp.dataset_id = d.id and sp.index = 'contents'), 0)`,
+    params: [language, q, q, q, language, q],
   };
-  const strict = { sql: 'd.search_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?))', params: [language, q] };
+  const strict = { sql: `(d.search_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?)) or ${inContents})`, params: [language, q, language, q] };
   const words = plainWords(q);
   if (!words) return { strict, fuzzy: null, rank };
 

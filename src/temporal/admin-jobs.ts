@@ -3,7 +3,7 @@ import type { ProtoFailure } from '@temporalio/common';
 import { DomainError } from '../domain/errors.ts';
 import { isUuid } from '../domain/ids.ts';
 import { page, type Page, type PageRequest } from '../domain/pagination.ts';
-import type { enqueueAllWorkflow, linkCheckWorkflow } from '../../workflows/index.ts';
+import type { enqueueAllWorkflow, linkCheckWorkflow, reindexMetadataWorkflow } from '../../workflows/index.ts';
 import type { LinkCheckOptions } from '../../workflows/link-check.ts';
 import {
   deleteDraftWorkflowId,
@@ -21,6 +21,7 @@ import {
 
 export const ENQUEUE_ALL_WORKFLOW_ID = 'enqueue-all';
 export const LINK_CHECK_WORKFLOW_ID = 'link-check';
+export const REINDEX_WORKFLOW_ID = 'reindex-metadata';
 
 /** The job types of GET /admin/jobs?type=, named like their workflow ids, and their workflow types. */
 export const JOB_TYPES = {
@@ -32,6 +33,7 @@ export const JOB_TYPES = {
   'delete-all-data': 'deleteAllDataWorkflow',
   'enqueue-all': 'enqueueAllWorkflow',
   'link-check': 'linkCheckWorkflow',
+  'reindex-metadata': 'reindexMetadataWorkflow',
 } as const;
 export type JobType = keyof typeof JOB_TYPES;
 export const JOB_TYPE_NAMES = Object.keys(JOB_TYPES) as [JobType, ...JobType[]];
@@ -236,6 +238,19 @@ export async function startEnqueueAll(workflows: Workflows, taskQueue: string) {
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
     return { workflowId: ENQUEUE_ALL_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: workflows.workflowUiUrl(ENQUEUE_ALL_WORKFLOW_ID) };
+  });
+}
+
+/** Starts `reindex-metadata`; a running one is joined. */
+export async function startReindex(workflows: Workflows, taskQueue: string) {
+  return temporalCall(workflows, async () => {
+    const handle = await workflows.client.workflow.start<typeof reindexMetadataWorkflow>('reindexMetadataWorkflow', {
+      taskQueue,
+      workflowId: REINDEX_WORKFLOW_ID,
+      args: [],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return { workflowId: REINDEX_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: workflows.workflowUiUrl(REINDEX_WORKFLOW_ID) };
   });
 }
 

@@ -482,7 +482,7 @@ test('search finds a dataset by a title word, a tag, a notes word and a resource
     t.deepEqual(names(res), [d.name], w);
     t.deepEqual(res.body.meta, { semantic: 'unavailable' });
   }
-  t.false('meta' in (await list(t, `q=${inTitle}&semantic=false`)).body);
+  t.deepEqual((await list(t, `q=${inTitle}&semantic=false`)).body.meta, { semantic: 'off' });
   t.false('meta' in (await list(t, `organization=${org.name}`)).body);
   t.is((await list(t, `q=${word()}`)).body.count, 0);
 });

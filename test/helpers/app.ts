@@ -24,6 +24,13 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** The env of an app with the real local embedding model, which .ci/run puts in place. */
+export function semanticEnv(): Record<string, string> {
+  const modelPath = process.env.EMBEDDINGS_MODEL_PATH;
+  if (!modelPath) throw new Error('EMBEDDINGS_MODEL_PATH is not set: run scripts/fetch-embedding-model.sh (as .ci/run does)');
+  return { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: modelPath };
+}
+
 /**
  * Starts the real app in this process, on its own fresh database in the suite's PostgreSQL and its own
  * task queue on the suite's Temporal server, listening on a free port. One per test file.
@@ -57,6 +64,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ALMANAC_ADMIN_USERNAME: ADMIN.username,
     ALMANAC_ADMIN_PASSWORD: ADMIN.password,
     ALMANAC_ADMIN_EMAIL: ADMIN.email,
+    // Semantic search is tested with the real model where it is the subject (semanticEnv()); elsewhere
+    // datasets need not pay for embeddings, and search answers keyword-only.
+    EMBEDDINGS_PROVIDER: 'none',
     ...env,
   });
   const logs: string[] = [];

@@ -17,8 +17,8 @@ const calls: string[] = [];
 
 test.before(async () => {
   app = await startTestApp({ RUN_WORKER: 'false' });
-  const { orm, log, config, storage } = app.almanac.services;
-  const real = createActivities({ orm, storage, config });
+  const { orm, log, config, storage, search } = app.almanac.services;
+  const real = createActivities({ orm, storage, config, search });
   const failingOnce: Activities = {
     ...real,
     async deleteDraftResources(datasetId) {

@@ -19,8 +19,8 @@ const attempts: number[] = [];
 
 test.before(async () => {
   app = await startTestApp();
-  const { orm, log, config, storage } = app.almanac.services;
-  const real = createActivities({ orm, storage, config });
+  const { orm, log, config, storage, search } = app.almanac.services;
+  const real = createActivities({ orm, storage, config, search });
   // The first attempt fails as a crashed worker or a lost database connection would.
   const flaky: Activities = {
     ...real,

@@ -2,6 +2,7 @@ import type { Route } from '../../http/route.ts';
 import { adminDataRoutes } from './admin/data/index.ts';
 import { adminHealthRoutes } from './admin/health/index.ts';
 import { adminJobRoutes } from './admin/jobs/index.ts';
+import { adminSearchRoutes } from './admin/search/index.ts';
 import { adminUserRoutes } from './admin/users/index.ts';
 import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
@@ -29,5 +30,6 @@ export const v1Routes: Route[] = [
   ...adminUserRoutes,
   ...adminDataRoutes,
   ...adminJobRoutes,
+  ...adminSearchRoutes,
   ...adminHealthRoutes,
 ];

@@ -7,8 +7,8 @@ import { DomainError, unauthenticated } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern, page } from '../pagination.ts';
 import { orgRolesOf } from './access.ts';
-import { keywordSearch } from '../../search/keyword-query.ts';
 import { presentDataset } from './present.ts';
+import { searchDatasets } from './search.ts';
 
 export interface DatasetListQuery {
   q?: string;
@@ -38,9 +38,7 @@ const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: '
 /**
  * GET /packages. Who sees what is decided by the policy's filter inside the query, so counts, pages and
  * facets all agree and nothing is dropped from a page afterwards. With `q` the order is relevance:
- * full-text rank (websearch syntax: "phrases", -exclusion, or) plus trigram similarity of name and title.
- * In a plain query (no such syntax) each word may also match a name or title word by trigrams, so a
- * misspelt word still finds its dataset; ties break on id, so pages are stable.
+ * keyword and semantic retrieval fused (search.ts); ties break on id, so pages are stable.
  */
 export async function listDatasets(ctx: DomainContext, actor: Actor, query: DatasetListQuery) {
   const state = query.state ?? 'active';
@@ -73,30 +71,29 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   }
 
   const q = query.q?.trim();
-  const search = q ? await keywordSearch(ctx.em, ctx.config.search.language, q) : undefined;
-  let count: number | undefined;
-  if (search) {
-    // Full text first (GIN-indexed); the typo fallback only when that finds nothing.
-    const strict = qb.clone().andWhere(search.strict.sql, search.strict.params);
-    count = await strict.clone().getCount('d.id', true);
-    const useFuzzy = count === 0 && search.fuzzy !== null;
-    qb.andWhere(useFuzzy ? search.fuzzy!.sql : search.strict.sql, useFuzzy ? search.fuzzy!.params : search.strict.params);
-    if (useFuzzy) count = undefined;
-  }
-  const filtered = qb.clone();
-
+  const search = q ? await searchDatasets(ctx, actor, roles, query, q, qb) : undefined;
+  const filtered = search?.matched ?? qb;
   const sortBy = query.sort_by ?? (q ? undefined : 'updated');
   const direction = query.sort_order ?? (sortBy === 'name' ? 'asc' : 'desc');
-  if (sortBy) qb.orderBy({ [raw(SORT_COLUMNS[sortBy])]: direction, id: 'asc' });
-  else qb.orderBy({ [raw(search!.rank.sql, search!.rank.params)]: 'desc', id: 'asc' });
-  qb.offset(query.offset).limit(query.limit);
 
-  // getCount turns the builder it is called on into a count query: count on a copy.
-  const [rows, total] = await Promise.all([qb.getResultList(), count ?? filtered.clone().getCount('d.id', true)]);
+  let rows: Dataset[];
+  let total: number;
+  if (search?.pageIds) {
+    // Relevance: the fused order of the page's ids.
+    const found = search.pageIds.length ? await ctx.em.find(Dataset, { id: { $in: search.pageIds } }) : [];
+    const byId = new Map(found.map((d) => [d.id, d]));
+    rows = search.pageIds.flatMap((id) => byId.get(id) ?? []);
+    total = search.total;
+  } else {
+    const paged = filtered.clone().orderBy({ [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' }).offset(query.offset).limit(query.limit);
+    // getCount turns the builder it is called on into a count query: count on a copy.
+    [rows, total] = await Promise.all([paged.getResultList(), search?.total ?? filtered.clone().getCount('d.id', true)]);
+  }
   await ctx.em.populate(rows, ['ownerOrg', 'tags', 'groups']);
+  const matches = search ? await search.explain(rows.map((d) => d.id)) : undefined;
   return {
-    ...page(rows.map((d) => presentDataset(d)), total, query),
-    ...(q && query.semantic !== false ? { meta: { semantic: 'unavailable' as const } } : {}),
+    ...page(rows.map((d) => ({ ...presentDataset(d), ...(matches?.has(d.id) ? { match: matches.get(d.id) } : {}) })), total, query),
+    ...(search ? { meta: { semantic: search.semantic } } : {}),
     ...(query.include_facets ? { facets: await facets(ctx, filtered) } : {}),
   };
 }

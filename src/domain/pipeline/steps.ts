@@ -7,7 +7,8 @@ import { pipeline as pump } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { Dataset, Resource } from '../../entities/index.ts';
-import { writeKeywordDocument } from '../../search/keyword-document.ts';
+import type { SearchServices } from '../../search/search-services.ts';
+import { syncDatasetSearch } from '../../search/sync.ts';
 import { contentsKey, previewKey, resourcePrefix, sourceKey } from '../../storage/keys.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
@@ -21,6 +22,7 @@ export interface StepDeps {
   em: EntityManager;
   storage: ObjectStore;
   config: Config;
+  search: SearchServices;
   /** Long steps call this as they go, so a dead worker is noticed quickly and another picks up. */
   heartbeat: () => void;
 }
@@ -226,12 +228,12 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
 
 export const isTextFormat = (detected: DetectedFormat) => detected.tabular !== null || (detected.format !== null && TEXT_FORMATS.has(detected.format));
 
-/** The dataset's search documents see the resource as it now is. */
+/** The dataset's search state sees the resource as it now is: its columns and its text included. */
 export async function indexStep(deps: StepDeps, resourceId: string, runId: string) {
   await step(deps, resourceId, runId, 'index', async () => {
     const resource = await loadResource(deps.em, resourceId);
     const dataset = resource?.dataset as Dataset | undefined;
-    if (dataset?.state === 'active') await writeKeywordDocument(deps.em, dataset.id, deps.config.search.language);
+    if (dataset?.state === 'active') await syncDatasetSearch(deps, dataset.id);
     return {};
   });
 }

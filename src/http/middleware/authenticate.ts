@@ -27,6 +27,7 @@ export function authenticate(services: Services): Middleware {
       log: ctx.log,
       workflows: services.workflows,
       storage: services.storage,
+      search: services.search,
     };
     ctx.state.domain = domain;
 

@@ -117,8 +117,24 @@ export const ListQuery = z.object({
 
 const Facet = z.array(z.object({ name: z.string(), title: z.string().optional(), count: z.number().int() }));
 
-export const DatasetList = listOf(DatasetRecord).extend({
-  meta: z.object({ semantic: z.enum(['unavailable']) }).optional().describe('Present when a search ran without its semantic half'),
+const Match = z
+  .object({
+    keyword: z.boolean().describe('Found by keywords: title, name, tags, description, resource names, or the text of a file'),
+    snippet: z
+      .object({ text: z.string(), highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets of the matched words') })
+      .optional()
+      .describe('A passage of the description where the query words occur'),
+    semantic: z
+      .array(z.object({ index: z.enum(['packages', 'resources', 'contents']), score: z.number(), resourceId: z.uuid().optional(), text: z.string() }))
+      .describe('The semantic retrievers that found it (cosine similarity) with the closest passage'),
+  })
+  .describe('Why this dataset matched the query (with q only)');
+
+export const DatasetList = listOf(DatasetRecord.extend({ match: Match.optional() })).extend({
+  meta: z
+    .object({ semantic: z.enum(['on', 'off', 'unavailable']) })
+    .optional()
+    .describe('With q: whether the semantic half ran (on), was turned off (semantic=false), or could not (no model, index down)'),
   facets: z
     .object({ organization: Facet, groups: Facet, tags: Facet, res_format: Facet, license_id: Facet })
     .optional()

@@ -1,0 +1,160 @@
+import type { Knex, QueryBuilder } from '@mikro-orm/postgresql';
+import { Dataset, Group } from '../../entities/index.ts';
+import { visibleVectorsFilter, type OrgRoles } from '../../policies/datasets.ts';
+import { keywordSearch } from '../../search/keyword-query.ts';
+import { fuse, semanticLists, type SemanticMatch, type SemanticStatus } from '../../search/semantic.ts';
+import type { VectorFilter } from '../../search/vectors/vector-index.ts';
+import type { Actor } from '../actor.ts';
+import type { DomainContext } from '../context.ts';
+import { isUuid } from '../ids.ts';
+import type { DatasetListQuery } from './list.ts';
+
+/**
+ * GET /packages?q=: keyword and semantic retrieval fused by reciprocal rank. Both retrievers apply
+ * every filter and the visibility rule inside (the SQL filter; the vector index's payload filter), and
+ * the result set is one SQL predicate, `filtered AND (keyword match OR a semantic candidate)`, so the
+ * count, every page and the facets describe the same datasets.
+ */
+
+export interface DatasetMatch {
+  /** Found by keywords (title, name, tags, description, resource names, or the text of a file). */
+  keyword: boolean;
+  /** A passage of the description with the query's words at [start, end) offsets, when they occur there. */
+  snippet?: { text: string; highlights: Array<[number, number]> };
+  /** The semantic retrievers that found it, each with its closest passage. */
+  semantic: Array<{ index: SemanticMatch['index']; score: number; resourceId?: string; text: string }>;
+}
+
+export interface SearchOutcome {
+  /** The filtered builder narrowed to the result set (for sorting, counting and facets). */
+  matched: QueryBuilder<Dataset>;
+  total: number;
+  /** Page ids in fused order; undefined when the caller sorts by a column instead. */
+  pageIds?: string[];
+  semantic: SemanticStatus | 'off';
+  /** Why each dataset of a page matched. */
+  explain(pageIds: string[]): Promise<Map<string, DatasetMatch>>;
+}
+
+const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+
+/** The listing's filters as a vector filter; null when a filter names nothing, so nothing can match. */
+async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery): Promise<VectorFilter | null> {
+  const deleted = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'] });
+  const filter: VectorFilter = visibleVectorsFilter(actor, roles, deleted.map((g) => g.id), query.private === true);
+  const groupIds = async (kind: 'organization' | 'category', refs: string[]) => {
+    const ids = refs.filter(isUuid);
+    const rows = await ctx.em.find(Group, { kind, $or: [{ name: { $in: refs } }, ...(ids.length ? [{ id: { $in: ids } }] : [])] }, { fields: ['id'] });
+    return rows.map((g) => g.id);
+  };
+  if (query.organization) filter.orgIds = await groupIds('organization', query.organization);
+  if (query.my_org) filter.orgIds = (filter.orgIds ?? [...roles.keys()]).filter((id) => roles.has(id));
+  if (query.groups) filter.groups = await groupIds('category', query.groups);
+  if (query.tags) filter.tags = query.tags;
+  if (query.res_format) filter.formats = query.res_format.map((f) => f.trim().toUpperCase());
+  if (query.license_id) filter.licenses = query.license_id;
+  if (query.name || query.creator_user_id) {
+    // Rare filters with no payload field: the SQL filter names the datasets they leave.
+    const qb = ctx.em.createQueryBuilder(Dataset, 'd').select('d.id').where({ state: 'active' });
+    if (query.name) qb.andWhere({ name: { $ilike: `%${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } });
+    if (query.creator_user_id) qb.andWhere({ creator: query.creator_user_id });
+    filter.datasetIds = (await qb.getResultList()).map((d) => d.id);
+  }
+  const empty = [filter.orgIds, filter.groups, filter.datasetIds].some((list) => list !== undefined && list.length === 0);
+  return empty ? null : filter;
+}
+
+const MARK_START = '\u0002';
+const MARK_END = '\u0003';
+
+/** ts_headline's passage with its marks turned into offsets (never markup: descriptions are user text). */
+function toSnippet(marked: string): DatasetMatch['snippet'] {
+  const highlights: Array<[number, number]> = [];
+  let snippet = '';
+  let start = -1;
+  for (const char of marked) {
+    if (char === MARK_START) start = snippet.length;
+    else if (char === MARK_END && start >= 0) {
+      highlights.push([start, snippet.length]);
+      start = -1;
+    } else snippet += char;
+  }
+  return highlights.length ? { text: snippet, highlights } : undefined;
+}
+
+export async function searchDatasets(
+  ctx: DomainContext,
+  actor: Actor,
+  roles: OrgRoles,
+  query: DatasetListQuery,
+  q: string,
+  filtered: QueryBuilder<Dataset>,
+): Promise<SearchOutcome> {
+  const language = ctx.config.search.language;
+  const keyword = await keywordSearch(ctx.em, language, q);
+
+  let semantic: SearchOutcome['semantic'] = 'off';
+  const lists = new Map<string, Array<{ datasetId: string; match: SemanticMatch }>>();
+  if (query.semantic !== false && (query.state ?? 'active') === 'active') {
+    const filter = await vectorFilter(ctx, actor, roles, query);
+    const found = filter ? await semanticLists(ctx.search, q, filter) : { status: 'on' as const, lists: new Map() };
+    semantic = found.status;
+    for (const [index, list] of found.lists) lists.set(index, list);
+  }
+  const candidateIds = [...new Set([...lists.values()].flatMap((list) => list.map((entry) => entry.datasetId)))];
+  // The SQL filter has the last word on every candidate too: nothing invisible gets in.
+  const candidates = candidateIds.length
+    ? new Set((await filtered.clone().select('d.id').andWhere('d.id = any(?::uuid[])', [uuidArray(candidateIds)]).getResultList()).map((d) => d.id))
+    : new Set<string>();
+
+  // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing.
+  let match = keyword.strict;
+  if (keyword.fuzzy && (await filtered.clone().andWhere(keyword.strict.sql, keyword.strict.params).getCount('d.id', true)) === 0) {
+    match = keyword.fuzzy;
+  }
+  const inResult = candidates.size
+    ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, uuidArray([...candidates])] }
+    : match;
+  const matched = filtered.clone().andWhere(inResult.sql, inResult.params);
+  const total = await matched.clone().getCount('d.id', true);
+
+  const semanticFor = new Map<string, DatasetMatch['semantic']>();
+  for (const list of lists.values()) {
+    for (const { datasetId, match: m } of list) {
+      if (!candidates.has(datasetId)) continue;
+      const entry = { index: m.index, score: Math.round(m.score * 1000) / 1000, ...(m.resourceId ? { resourceId: m.resourceId } : {}), text: m.text.slice(0, 240) };
+      semanticFor.set(datasetId, [...(semanticFor.get(datasetId) ?? []), entry]);
+    }
+  }
+
+  let pageIds: string[] | undefined;
+  if (!query.sort_by) {
+    // Only the keyword ranks that can reach this page matter: a dataset outside the semantic lists
+    // ranked below offset + limit by keywords has at least that many datasets ahead of it.
+    const reach = query.offset + query.limit;
+    const knex = ctx.em.getKnex();
+    const ranked = filtered.clone().andWhere(match.sql, match.params).getKnexQuery().clearSelect().clearOrder()
+      .select(knex.raw(`d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as r`, keyword.rank.params as Knex.RawBinding[]));
+    const keywordRows: Array<{ id: string; r: string }> = await knex.select('id', 'r').from(ranked.as('k'))
+      .where('r', '<=', reach).orWhereRaw('id = any(?::uuid[])', [uuidArray([...candidates])]);
+    const keywordRanks = new Map(keywordRows.map((row) => [row.id, Number(row.r)]));
+    const semanticRanks = [...lists.values()].map((list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1])));
+    pageIds = fuse([keywordRanks, ...semanticRanks]).slice(query.offset, reach).map((entry) => entry.id);
+  }
+
+  const explain = async (ids: string[]) => {
+    const knex = ctx.em.getKnex();
+    const rows: Array<{ id: string; keyword: boolean; marked: string }> = ids.length === 0 ? [] : (await knex.raw(
+      `select d.id, (${match.sql}) as keyword,
+              ts_headline(?::regconfig, coalesce(d.notes, ''), websearch_to_tsquery(?::regconfig, unaccent(?)),
+                'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=1') as marked
+         from datasets d where d.id = any(?::uuid[])`,
+      [...match.params, language, language, q, uuidArray(ids)] as Knex.RawBinding[],
+    )).rows;
+    return new Map(rows.map((row) => {
+      const snippet = toSnippet(row.marked ?? '');
+      return [row.id, { keyword: row.keyword, ...(snippet ? { snippet } : {}), semantic: semanticFor.get(row.id) ?? [] }];
+    }));
+  };
+  return { matched, total, pageIds, semantic, explain };
+}

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { embedCached, loadVectors } from './embeddings/cache.ts';
+import { pointsPage, type PointRow } from './points-store.ts';
+import type { SearchServices } from './search-services.ts';
+import { INDEX_NAMES } from './vectors/vector-index.ts';
+
+const PAGE = 1_000;
+
+/**
+ * Puts one page of points into the vector index. `embedMissing`: embed texts the cache lacks under the
+ * current model (a reindex); without it only cached vectors are loaded (a start: fast, and what is
+ * missing shows as drift).
+ */
+async function indexPage(em: EntityManager, search: SearchServices, points: PointRow[], embedMissing: boolean): Promise<number> {
+  if (!search.embeddings || points.length === 0) return 0;
+  let vectors: Array<Float32Array | undefined>;
+  if (embedMissing) {
+    vectors = await embedCached(em, search.embeddings, points.map((p) => p.payload.text));
+  } else {
+    const cached = await loadVectors(em, search.embeddings.model, points.map((p) => p.contentHash));
+    vectors = points.map((p) => cached.get(p.contentHash));
+  }
+  let written = 0;
+  for (const index of INDEX_NAMES) {
+    const batch = points.flatMap((p, i) => (p.index === index && vectors[i] ? [{ id: p.id, vector: vectors[i]!, payload: p.payload }] : []));
+    if (batch.length === 0) continue;
+    await search.ensureIndex(index, batch[0]!.vector.length);
+    await search.vectors.upsert(index, batch);
+    written += batch.length;
+  }
+  return written;
+}
+
+/** One step of a rebuild: the page after `after`, with vectors (embedded when missing); null when done. */
+export async function reindexPage(
+  em: EntityManager,
+  search: SearchServices,
+  after: { index: string; id: string } | null,
+): Promise<{ next: { index: string; id: string } | null; points: number; vectors: number }> {
+  const points = await pointsPage(em, after, PAGE);
+  const vectors = await indexPage(em, search, points, true);
+  const last = points.at(-1);
+  return { next: points.length === PAGE && last ? { index: last.index, id: last.id } : null, points: points.length, vectors };
+}
+
+/**
+ * The embedded index lives in this process: it is filled from Postgres at start, in the background,
+ * page by page, so the service answers at once (keyword-only for what is not loaded yet).
+ */
+export function loadEmbeddedIndex(em: EntityManager, search: SearchServices) {
+  void (async () => {
+    const started = Date.now();
+    let after: { index: string; id: string } | null = null;
+    let loaded = 0;
+    for (;;) {
+      const points = await pointsPage(em, after, PAGE);
+      loaded += await indexPage(em, search, points, false);
+      em.clear();
+      const last = points.at(-1);
+      if (points.length < PAGE || !last) break;
+      after = { index: last.index, id: last.id };
+    }
+    search.log.info({ vectors: loaded, ms: Date.now() - started }, 'embedded vector index loaded from the database');
+  })().catch((err) => search.log.error({ err }, 'loading the embedded vector index failed; search is keyword-only until a reindex'));
+}

@@ -1,0 +1,103 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { Dataset, type Group, Resource, type Tag } from '../entities/index.ts';
+import { contentsKey } from '../storage/keys.ts';
+import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.ts';
+import { searchDocuments, type DatasetForSearch } from './documents.ts';
+import { embedCached } from './embeddings/cache.ts';
+import { EmbeddingsUnavailable } from './embeddings/provider.ts';
+import { writeKeywordDocument } from './keyword-document.ts';
+import { deletePoints, pointIdsOf, pointsOfDataset, writePoints, type PointRow } from './points-store.ts';
+import type { SearchServices } from './search-services.ts';
+import { INDEX_NAMES, type IndexName } from './vectors/vector-index.ts';
+
+export interface SearchSyncDeps {
+  em: EntityManager;
+  storage: ObjectStore;
+  config: Config;
+  search: SearchServices;
+}
+
+/** The text extracted from a file is read back at most this far for its chunks. */
+const CONTENTS_READ_BYTES = 64 * 1024;
+
+async function readContents(storage: ObjectStore, resourceId: string): Promise<string | null> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await storage.read(contentsKey(resourceId), { start: 0, end: CONTENTS_READ_BYTES - 1 })) chunks.push(chunk as Buffer);
+    return new TextDecoder('utf-8').decode(Buffer.concat(chunks), { stream: true });
+  } catch (err) {
+    if (err instanceof ObjectNotFoundError) return null;
+    throw err;
+  }
+}
+
+/** An active dataset as search sees it; null for drafts, deleted datasets and missing rows. */
+async function loadForSearch(deps: SearchSyncDeps, datasetId: string): Promise<DatasetForSearch | null> {
+  const dataset = await deps.em.findOne(Dataset, { id: datasetId }, { populate: ['ownerOrg', 'tags'] });
+  if (!dataset || dataset.state !== 'active') return null;
+  const resources = await deps.em.find(Resource, { dataset: datasetId }, { orderBy: { position: 'asc' } });
+  return {
+    id: dataset.id,
+    name: dataset.name,
+    title: dataset.title ?? null,
+    notes: dataset.notes ?? null,
+    tags: dataset.tags.getItems().map((t: Tag) => t.name),
+    organizationTitle: (dataset.ownerOrg as Group | null)?.title ?? null,
+    resources: await Promise.all(
+      resources.map(async (r) => {
+        const schema = (r.extras.preview as { schema?: { columns?: Array<{ name: string }> } } | undefined)?.schema;
+        return {
+          id: r.id,
+          name: r.name ?? null,
+          description: r.description ?? null,
+          format: r.format ?? null,
+          columns: schema?.columns?.map((c) => c.name) ?? [],
+          contents: r.extras.contents ? await readContents(deps.storage, r.id) : null,
+        };
+      }),
+    ),
+  };
+}
+
+/**
+ * Brings a dataset's search state in line with its row: the keyword document, its points (packages,
+ * resources, text chunks) and their vectors. Idempotent; a draft or deleted dataset leaves no trace.
+ * Vectors are best effort: without a model or with the vector index down the dataset is still found
+ * by keywords, and the drift shows in /admin/search/stats until a reindex.
+ */
+export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
+  const found = await writeKeywordDocument(deps.em, datasetId, deps.config.search.language);
+  const previous = await pointIdsOf(deps.em, datasetId);
+  const dataset = await loadForSearch(deps, datasetId);
+  if (dataset) await writePoints(deps.em, datasetId, searchDocuments(dataset), deps.config.search.language);
+  else await deletePoints(deps.em, datasetId);
+  try {
+    await pushVectors(deps, dataset ? await pointsOfDataset(deps.em, datasetId) : [], previous);
+    return { found, vectors: true };
+  } catch (err) {
+    deps.search.log.warn({ err, datasetId }, 'vectors of a dataset not updated; search finds it by keywords until a reindex');
+    return { found, vectors: false };
+  }
+}
+
+/** Embeds what is not cached yet, upserts the points and drops the ones the dataset no longer has. */
+export async function pushVectors(deps: SearchSyncDeps, points: PointRow[], previous: Map<IndexName, Set<string>>) {
+  const { embeddings, vectors } = deps.search;
+  if (points.length > 0) {
+    if (!embeddings) throw new EmbeddingsUnavailable('No embedding model is configured (EMBEDDINGS_PROVIDER=none).');
+    const embedded = await embedCached(deps.em, embeddings, points.map((p) => p.payload.text));
+    const dimensions = embedded[0]!.length;
+    for (const index of INDEX_NAMES) {
+      const batch = points.flatMap((p, i) => (p.index === index ? [{ id: p.id, vector: embedded[i]!, payload: p.payload }] : []));
+      if (batch.length === 0) continue;
+      await deps.search.ensureIndex(index, dimensions);
+      await vectors.upsert(index, batch);
+    }
+  }
+  const kept = new Set(points.map((p) => `${p.index}:${p.id}`));
+  for (const [index, ids] of previous) {
+    const dropped = [...ids].filter((id) => !kept.has(`${index}:${id}`));
+    if (dropped.length > 0) await vectors.deleteIds(index, dropped);
+  }
+}
