@@ -27,7 +27,7 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
     ...pipelineActivities({ orm, storage, config, search }),
     ...adminJobActivities({ orm, config }),
     async deleteDatasetsPage(pageSize: number): Promise<number> {
-      return deleteDatasetsPage(orm.em.fork(), storage, pageSize);
+      return deleteDatasetsPage(orm.em.fork(), storage, search, pageSize);
     },
     async deleteGroupsAndTags(): Promise<void> {
       return deleteGroupsAndTags(orm.em.fork());
@@ -42,7 +42,7 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
       return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
     },
     async purgeOrganizationDatasets(orgId: string, pageSize: number): Promise<number> {
-      return deleteOrganizationDatasetsPage(orm.em.fork(), storage, orgId, pageSize);
+      return deleteOrganizationDatasetsPage(orm.em.fork(), storage, search, orgId, pageSize);
     },
     async purgeOrganizationRecord(orgId: string): Promise<boolean> {
       return deleteDeletedOrganization(orm.em.fork(), orgId);
@@ -57,7 +57,7 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
       return deleteDraftRecord(orm.em.fork(), datasetId);
     },
     async purgeDeletedDataset(datasetId: string): Promise<boolean> {
-      return deleteDeletedDataset(orm.em.fork(), storage, datasetId);
+      return deleteDeletedDataset(orm.em.fork(), storage, search, datasetId);
     },
   };
 }

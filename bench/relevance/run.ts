@@ -39,6 +39,7 @@ interface Scored {
 
 interface IndexStats {
   model?: unknown;
+  database?: { activeDatasets?: number };
   indexes?: Record<string, { vectors?: number; documents?: number; drift?: number }>;
 }
 
@@ -47,9 +48,14 @@ const progress = (message: string) => console.error(`[relevance] ${message}`);
 const round = (x: number) => +x.toFixed(4);
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
+/**
+ * Each dataset's sync writes its points and vectors together, so drift is 0 all along a reindex: ready
+ * means every active dataset has its packages point, and no drift.
+ */
 const indexReady = (stats: IndexStats) => {
   const indexes = Object.values(stats.indexes ?? {});
-  return indexes.length > 0 && indexes.every((i) => i.drift === 0) && (stats.indexes?.packages?.vectors ?? 0) > 0;
+  const datasets = stats.database?.activeDatasets ?? 0;
+  return indexes.length > 0 && indexes.every((i) => i.drift === 0) && datasets > 0 && stats.indexes?.packages?.documents === datasets;
 };
 
 /**

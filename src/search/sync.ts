@@ -101,3 +101,10 @@ export async function pushVectors(deps: SearchSyncDeps, points: PointRow[], prev
     if (dropped.length > 0) await vectors.deleteIds(index, dropped);
   }
 }
+
+/** Before the rows of datasets are deleted for good (purges): their vectors go first, like their files. */
+export async function removeDatasetVectors(search: SearchServices, datasetIds: string[]) {
+  for (const id of datasetIds) {
+    for (const index of INDEX_NAMES) await search.vectors.deleteByDataset(index, id);
+  }
+}

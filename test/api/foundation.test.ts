@@ -9,10 +9,10 @@ test.before(async () => {
 });
 test.after.always(async () => app?.stop());
 
-test('GET /api/health reports each component', async (t) => {
+test('GET /api/health reports each component; embeddings turned off show as down without degrading', async (t) => {
   const res = await app.api.get('/api/health');
   t.is(res.status, 200);
-  t.deepEqual(res.body, { status: 'ok', components: { database: 'ok', temporal: 'ok', storage: 'ok' } });
+  t.deepEqual(res.body, { status: 'ok', components: { database: 'ok', temporal: 'ok', storage: 'ok', vectors: 'ok', embeddings: 'down' } });
 });
 
 test('GET /api/v1/site/settings describes the site', async (t) => {

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchServices } from '../../search/search-services.ts';
+import { removeDatasetVectors } from '../../search/sync.ts';
 import { Dataset, Resource } from '../../entities/index.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { removeDatasetFiles } from '../resources/file-removal.ts';
@@ -24,8 +26,9 @@ export async function deleteDraftRecord(em: EntityManager, datasetId: string): P
 }
 
 /** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its files first, its resources by cascade. */
-export async function deleteDeletedDataset(em: EntityManager, storage: ObjectStore, datasetId: string): Promise<boolean> {
+export async function deleteDeletedDataset(em: EntityManager, storage: ObjectStore, search: SearchServices, datasetId: string): Promise<boolean> {
   if (!(await em.count(Dataset, { id: datasetId, state: 'deleted' }))) return false;
   await removeDatasetFiles(em, storage, [datasetId]);
+  await removeDatasetVectors(search, [datasetId]);
   return (await em.nativeDelete(Dataset, { id: datasetId, state: 'deleted' })) > 0;
 }

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SearchServices } from '../../search/search-services.ts';
+import { removeDatasetVectors } from '../../search/sync.ts';
 import { Group } from '../../entities/index.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { removeDatasetFiles } from '../resources/file-removal.ts';
@@ -13,7 +15,7 @@ import { removeDatasetFiles } from '../resources/file-removal.ts';
  * Removes up to `pageSize` of the organization's datasets with their files (their resources, tags and
  * category links cascade).
  */
-export async function deleteOrganizationDatasetsPage(em: EntityManager, storage: ObjectStore, orgId: string, pageSize: number): Promise<number> {
+export async function deleteOrganizationDatasetsPage(em: EntityManager, storage: ObjectStore, search: SearchServices, orgId: string, pageSize: number): Promise<number> {
   const rows = await em.execute<{ id: string }[]>(
     `select d.id from datasets d join groups g on g.id = d.owner_org_id
       where g.id = ? and g.kind = 'organization' and g.state = 'deleted'
@@ -22,6 +24,7 @@ export async function deleteOrganizationDatasetsPage(em: EntityManager, storage:
   );
   const ids = rows.map((r) => r.id);
   await removeDatasetFiles(em, storage, ids);
+  await removeDatasetVectors(search, ids);
   if (ids.length) await em.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids);
   return ids.length;
 }

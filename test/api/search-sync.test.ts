@@ -1,0 +1,138 @@
+import test from 'ava';
+import { isProblem } from '../helpers/problem.ts';
+import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import type { Auth } from '../helpers/client.ts';
+
+/**
+ * The search indexes follow the database: publish, update, the resource pipeline (columns and file
+ * text), delete, restore and purge; the admin endpoints show it, and a reindex rebuilds it. Real model,
+ * embedded vector index.
+ */
+
+const API = '/api/v1';
+let app: TestApp;
+let admin: Auth;
+
+interface IndexStats {
+  documents: number;
+  embedded: number;
+  vectors: number | null;
+  drift: number | null;
+}
+type Stats = { model: { name: string | null; available: boolean }; vectorIndex: { kind: string; available: boolean }; indexes: Record<'packages' | 'resources' | 'contents', IndexStats> };
+
+const CSV = ['station,reading,remark', ...Array.from({ length: 40 }, (_, i) => `Quillfeather ${i},${i * 1.5},glacier meltwater sample ${i}`)].join('\n') + '\n';
+
+test.before(async () => {
+  app = await startTestApp(semanticEnv());
+  admin = { token: app.adminToken };
+  await app.api.post(`${API}/organizations`, { name: 'sync-org' }, admin);
+});
+test.after.always(async () => app?.stop());
+
+const stats = async () => (await app.api.get(`${API}/admin/search/stats`, admin)).body as Stats;
+const found = async (q: string) => ((await app.api.get(`${API}/packages?q=${encodeURIComponent(q)}&limit=50`, admin)).body.results as Array<{ name: string; match?: { keyword: boolean; semantic: Array<{ index: string; resourceId?: string }> } }>);
+
+async function waitForPipeline(resourceId: string) {
+  for (let i = 0; i < 300; i++) {
+    const status = (await app.api.get(`${API}/resources/${resourceId}/pipeline-status`, admin)).body;
+    if (status.status === 'succeeded') return;
+    if (status.status === 'failed') throw new Error(`pipeline failed: ${JSON.stringify(status)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('pipeline did not finish');
+}
+
+test.serial('publish, update, delete, restore and purge keep points and vectors in line with the row', async (t) => {
+  const created = await app.api.post(`${API}/packages`, { name: 'bee-colonies', title: 'Honey Bee Colony Losses', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Annual losses of managed hives.' }, admin);
+  t.is(created.status, 201, created.text);
+  const id = created.body.id as string;
+  t.true((await found('pollinator decline')).some((r) => r.name === 'bee-colonies'), 'found by meaning at once');
+  let doc = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
+  t.is(doc.status, 200, doc.text);
+  t.regex(doc.body.text, /Honey Bee Colony Losses/);
+  t.like(doc.body, { datasetId: id, embedding: { dimensions: 384 } });
+  t.like(doc.body.indexed?.payload, { datasetId: id, private: false });
+
+  const updated = await app.api.put(`${API}/packages/bee-colonies`, { name: 'bee-colonies', title: 'Wild Salmon Runs', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Counts of returning fish.' }, admin);
+  t.is(updated.status, 200, updated.text);
+  doc = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
+  t.regex(doc.body.text, /Wild Salmon Runs/);
+  t.false((await found('pollinator decline')).some((r) => r.name === 'bee-colonies'), 'the old meaning is gone');
+  t.true((await found('fish migration')).some((r) => r.name === 'bee-colonies'));
+
+  t.is((await app.api.delete(`${API}/packages/bee-colonies`, admin)).status, 204);
+  t.false((await found('fish migration')).some((r) => r.name === 'bee-colonies'));
+  isProblem(t, await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin), 404, 'not_found');
+  t.is((await app.api.post(`${API}/packages/bee-colonies/restore`, {}, admin)).status, 200);
+  t.true((await found('fish migration')).some((r) => r.name === 'bee-colonies'));
+
+  t.is((await app.api.delete(`${API}/packages/bee-colonies`, admin)).status, 204);
+  const vectorsBefore = (await stats()).indexes.packages.vectors;
+  t.is((await app.api.post(`${API}/packages/bee-colonies/purge`, {}, admin)).status, 204);
+  const after = await stats();
+  t.is(after.indexes.packages.vectors, vectorsBefore, 'a soft delete already took its vectors out');
+  t.is(after.indexes.packages.drift, 0);
+});
+
+test.serial('a resource is found through its columns and its file text, by keywords and by meaning', async (t) => {
+  const created = await app.api.post(`${API}/packages`, {
+    name: 'field-notebook', title: 'Field Notebook', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0',
+    resources: [{ urlType: 'upload', name: 'readings.csv', format: 'CSV' }],
+  }, admin);
+  t.is(created.status, 201, created.text);
+  const resourceId = created.body.resources[0].id as string;
+  const upload = await fetch(`${app.url}${API}/resources/${resourceId}/upload`, { method: 'POST', headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/csv' }, body: CSV });
+  t.is(upload.status, 200, await upload.text());
+  await waitForPipeline(resourceId);
+
+  const byWordInFile = (await found('quillfeather')).find((r) => r.name === 'field-notebook');
+  t.truthy(byWordInFile, 'a word that occurs only in the file finds the dataset');
+  t.true(byWordInFile!.match!.keyword);
+  const byMeaning = (await found('melting ice water measurements')).find((r) => r.name === 'field-notebook');
+  t.truthy(byMeaning, 'the meaning of the file text finds it too');
+  t.true(byMeaning!.match!.semantic.some((m) => m.index === 'contents' && m.resourceId === resourceId), JSON.stringify(byMeaning!.match));
+
+  const resourceDoc = await app.api.get(`${API}/admin/search/doc/resources/${resourceId}`, admin);
+  t.is(resourceDoc.status, 200, resourceDoc.text);
+  t.regex(resourceDoc.body.text, /Columns: station, reading, remark/);
+  const contents = await app.api.get(`${API}/admin/search/browse/contents?q=quillfeather&limit=5`, admin);
+  t.is(contents.status, 200, contents.text);
+  t.true(contents.body.count >= 1);
+  t.true(contents.body.results.every((p: { resourceId: string; text: string }) => p.resourceId === resourceId && /quillfeather/i.test(p.text)));
+});
+
+test.serial('stats agree with the database; reindex-metadata rebuilds a vector index that lost points', async (t) => {
+  let s = await stats();
+  t.like(s, { model: { name: 'Xenova/all-MiniLM-L6-v2', available: true }, vectorIndex: { kind: 'embedded', available: true } });
+  for (const index of ['packages', 'resources', 'contents'] as const) {
+    t.is(s.indexes[index].drift, 0, `${index}: ${JSON.stringify(s.indexes[index])}`);
+    t.is(s.indexes[index].embedded, s.indexes[index].documents);
+  }
+  // A vector index that lost a point (as after a crash between the two writes) shows drift...
+  const [point] = (await app.api.get(`${API}/admin/search/browse/packages?limit=1`, admin)).body.results;
+  await app.almanac.services.search.vectors.deleteIds('packages', [point.id]);
+  t.is((await stats()).indexes.packages.drift, 1);
+  // ...and a reindex brings it back, as a job, without embedding again.
+  const started = await app.api.post(`${API}/admin/reindex-metadata`, {}, admin);
+  t.is(started.status, 202, started.text);
+  t.is(started.body.workflowId, 'reindex-metadata');
+  const result = await app.almanac.services.workflows.client.workflow.getHandle('reindex-metadata').result();
+  t.true(result.datasets >= 1);
+  s = await stats();
+  t.is(s.indexes.packages.drift, 0);
+});
+
+test('the admin search endpoints are for sysadmins; an unknown index or document is 404', async (t) => {
+  const user = await app.api.newUser('search-nosy');
+  for (const path of ['/admin/search/stats', '/admin/search/browse/packages']) {
+    isProblem(t, await app.api.get(`${API}${path}`, { token: user.token }), 403, 'forbidden');
+    isProblem(t, await app.api.get(`${API}${path}`), 401, 'unauthenticated');
+  }
+  isProblem(t, await app.api.post(`${API}/admin/reindex-metadata`, {}, { token: user.token }), 403, 'forbidden');
+  t.is((await app.api.get(`${API}/admin/search/browse/nothing`, admin)).status, 404);
+  isProblem(t, await app.api.get(`${API}/admin/search/doc/packages/00000000-0000-4000-8000-000000000000`, admin), 404, 'not_found');
+  const paged = await app.api.get(`${API}/admin/search/browse/resources?limit=1&offset=0`, admin);
+  t.is(paged.status, 200);
+  t.is(paged.body.results.length, Math.min(1, paged.body.count));
+});
