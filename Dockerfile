@@ -9,6 +9,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY migrations ./migrations
+RUN mkdir -p /var/lib/almanac && chown node:node /var/lib/almanac
 USER node
 EXPOSE 3000
 ENTRYPOINT ["bin/almanac"]
