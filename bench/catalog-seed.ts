@@ -36,7 +36,8 @@ async function insertRows(em: EntityManager, table: string, columns: string[], r
   }
 }
 
-export async function seedCatalog(em: EntityManager, total: number, language: string) {
+/** `replicaOf`, when given, receives each replica's id → the id of the real record it copies. */
+export async function seedCatalog(em: EntityManager, total: number, language: string, replicaOf?: Map<string, string>) {
   const records = readCatalog();
   const orgIds = new Map<string, string>();
   for (const r of records) if (!orgIds.has(r.organization)) orgIds.set(r.organization, randomUUID());
@@ -50,12 +51,15 @@ export async function seedCatalog(em: EntityManager, total: number, language: st
   const names = new Set<string>();
 
   const datasets: unknown[][] = [];
+  const recordIds: string[] = [];
   const links: unknown[][] = [];
   const resources: unknown[][] = [];
   for (let i = 0; i < total; i++) {
     const r = records[i % records.length];
     const k = Math.floor(i / records.length);
     const id = randomUUID();
+    if (k === 0) recordIds[i] = id;
+    else replicaOf?.set(id, recordIds[i % records.length]!);
     const title = k === 0 ? r.title : `${r.title} — ${REGIONS[k % REGIONS.length]} ${2000 + (k % 25)}`;
     const when = new Date(Date.now() - i * 60_000);
     let name = k === 0 ? r.name.slice(0, 100) : `${r.name.slice(0, 90)}-${k}`;

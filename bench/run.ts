@@ -1,4 +1,5 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid]`: runs the named benchmarks (all by default), one JSON line each. */
+import { benchHybrid } from './hybrid.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchQuery } from './query.ts';
 import { benchRelevance } from './relevance/run.ts';
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<object>> = {
   pipeline: () => benchPipeline(),
   query: () => benchQuery(),
   relevance: () => benchRelevance(),
+  hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);

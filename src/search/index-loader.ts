@@ -43,23 +43,28 @@ export async function reindexPage(
   return { next: points.length === PAGE && last ? { index: last.index, id: last.id } : null, points: points.length, vectors };
 }
 
+/** Fills the vector index from Postgres with the vectors the cache has: no embedding, page by page. */
+export async function fillIndexFromDatabase(em: EntityManager, search: SearchServices): Promise<number> {
+  let after: { index: string; id: string } | null = null;
+  let loaded = 0;
+  for (;;) {
+    const points = await pointsPage(em, after, PAGE);
+    loaded += await indexPage(em, search, points, false);
+    em.clear();
+    const last = points.at(-1);
+    if (points.length < PAGE || !last) return loaded;
+    after = { index: last.index, id: last.id };
+  }
+}
+
 /**
- * The embedded index lives in this process: it is filled from Postgres at start, in the background,
- * page by page, so the service answers at once (keyword-only for what is not loaded yet).
+ * The embedded index lives in this process: it is filled from Postgres at start, in the background, so
+ * the service answers at once (keyword-only for what is not loaded yet).
  */
 export function loadEmbeddedIndex(em: EntityManager, search: SearchServices) {
-  void (async () => {
-    const started = Date.now();
-    let after: { index: string; id: string } | null = null;
-    let loaded = 0;
-    for (;;) {
-      const points = await pointsPage(em, after, PAGE);
-      loaded += await indexPage(em, search, points, false);
-      em.clear();
-      const last = points.at(-1);
-      if (points.length < PAGE || !last) break;
-      after = { index: last.index, id: last.id };
-    }
-    search.log.info({ vectors: loaded, ms: Date.now() - started }, 'embedded vector index loaded from the database');
-  })().catch((err) => search.log.error({ err }, 'loading the embedded vector index failed; search is keyword-only until a reindex'));
+  const started = Date.now();
+  fillIndexFromDatabase(em, search).then(
+    (vectors) => search.log.info({ vectors, ms: Date.now() - started }, 'embedded vector index loaded from the database'),
+    (err) => search.log.error({ err }, 'loading the embedded vector index failed; search is keyword-only until a reindex'),
+  );
 }
