@@ -78,6 +78,8 @@ export async function benchSearch(total: number, concurrency: number) {
   const config = loadConfig({
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
     DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
+    // Keyword search alone; hybrid search has its own bench (hybrid.ts).
+    EMBEDDINGS_PROVIDER: 'none',
   });
   const almanac = await startAlmanac(config, log);
   const db = new pg.Pool({ connectionString: cluster.url('bench'), max: concurrency });

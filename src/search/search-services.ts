@@ -31,5 +31,6 @@ export class SearchServices {
 }
 
 export function createSearchServices(config: Config, log: Logger): SearchServices {
-  return new SearchServices(createEmbeddingProvider(config.embeddings), createVectorIndex(config.vectors), log.child({ component: 'search' }));
+  const embeddings = createEmbeddingProvider(config.embeddings);
+  return new SearchServices(embeddings, createVectorIndex(config.vectors, embeddings?.model ?? null), log.child({ component: 'search' }));
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/ports.ts';
 import type { Auth } from '../helpers/client.ts';
 
 /**
@@ -42,4 +43,25 @@ test('the stats show the points the database holds and the vectors missing', asy
   const reply = await app.api.get(`${API}/admin/search/stats`, admin);
   t.is(reply.status, 200, reply.text);
   t.like(reply.body, { model: { name: 'Xenova/all-MiniLM-L6-v2', available: false }, indexes: { packages: { documents: 1, embedded: 0, vectors: 0, drift: 1 } } });
+});
+
+test('with the vector index down (Qdrant unreachable) publishing works and search is keyword-only, said so', async (t) => {
+  const down = await startTestApp({ ...semanticEnv(), QDRANT_URL: `http://127.0.0.1:${await freePort()}` });
+  try {
+    const auth = { token: down.adminToken };
+    await down.api.post(`${API}/organizations`, { name: 'qdrant-down-org' }, auth);
+    const created = await down.api.post(`${API}/packages`, { name: 'ferry-timetables', title: 'Ferry Timetables', ownerOrg: 'qdrant-down-org', licenseId: 'cc-by-4.0' }, auth);
+    t.is(created.status, 201, created.text);
+    const reply = await down.api.get(`${API}/packages?q=ferry`);
+    t.is(reply.status, 200, reply.text);
+    t.deepEqual(reply.body.meta, { semantic: 'unavailable' });
+    t.deepEqual(reply.body.results.map((r: { name: string }) => r.name), ['ferry-timetables']);
+    const health = await down.api.get('/api/health');
+    t.like(health.body, { status: 'degraded', components: { database: 'ok', vectors: 'down', embeddings: 'ok' } });
+    const stats = await down.api.get(`${API}/admin/search/stats`, auth);
+    t.is(stats.status, 200, stats.text);
+    t.like(stats.body, { vectorIndex: { kind: 'qdrant', available: false }, indexes: { packages: { documents: 1, embedded: 1, vectors: null, drift: null } } });
+  } finally {
+    await down.stop();
+  }
 });

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import test from 'ava';
-import { createVectorIndex } from '../../src/search/vectors/create.ts';
+import { collectionPrefix, createVectorIndex } from '../../src/search/vectors/create.ts';
 import { EmbeddedVectorIndex } from '../../src/search/vectors/embedded.ts';
 import { MATCHES_NOTHING, QdrantVectorIndex, toQdrantFilter } from '../../src/search/vectors/qdrant.ts';
 import { INDEX_NAMES, type VectorFilter, type VectorHit, type VectorPoint } from '../../src/search/vectors/vector-index.ts';
@@ -40,8 +40,11 @@ if (qdrantUrl) {
 }
 
 test('createVectorIndex picks Qdrant when a URL is configured and the embedded index otherwise', (t) => {
-  t.is(createVectorIndex({ mode: 'embedded' }).kind, 'embedded');
-  t.is(createVectorIndex({ mode: 'qdrant', url: 'http://127.0.0.1:6333', apiKey: undefined }).kind, 'qdrant');
+  t.is(createVectorIndex({ mode: 'embedded' }, 'Xenova/all-MiniLM-L6-v2').kind, 'embedded');
+  const qdrant = createVectorIndex({ mode: 'qdrant', url: 'http://127.0.0.1:6333', apiKey: undefined }, 'Xenova/all-MiniLM-L6-v2');
+  t.is(qdrant.kind, 'qdrant');
+  t.is((qdrant as QdrantVectorIndex).collectionName('packages'), 'almanac_xenova_all_minilm_l6_v2_packages', 'collections are per model');
+  t.is(collectionPrefix(null), 'almanac_');
 });
 
 test('Qdrant filter: an anonymous caller may see public points only', (t) => {
