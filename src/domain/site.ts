@@ -4,10 +4,10 @@ import type { Config } from '../config.ts';
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 export const ALMANAC_VERSION = version;
 
-/** Features report what this deployment serves: semantic search unless embeddings are off; MCP arrives later. */
+/** Features report what this deployment serves: semantic search unless embeddings are off, and MCP at /api/mcp. */
 export const siteSettings = (config: Config) => ({
   siteName: config.site.name,
   registrationEnabled: config.site.registrationEnabled,
   version: ALMANAC_VERSION,
-  features: { semanticSearch: config.embeddings.provider !== 'none', mcp: false },
+  features: { semanticSearch: config.embeddings.provider !== 'none', mcp: true },
 });

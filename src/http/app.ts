@@ -5,6 +5,7 @@ import { v1Routes } from '../api/v1/index.ts';
 import { checkHealth } from '../domain/health.ts';
 import type { Services } from '../services.ts';
 import { docsRouter } from './docs.ts';
+import { mcpEndpoint } from '../mcp/endpoint.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { problemErrors } from './middleware/errors.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -45,6 +46,7 @@ export function createHttpApp(services: Services) {
   const streamed = streamedBodyPaths(v1Routes);
   app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));
   app.use(authenticate(services));
+  app.use(mcpEndpoint());
   app.use(v1.routes());
   app.use(v1.allowedMethods({ throw: true }));
   return app;

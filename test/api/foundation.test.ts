@@ -22,7 +22,7 @@ test('GET /api/v1/site/settings describes the site', async (t) => {
     siteName: 'Almanac',
     registrationEnabled: true,
     version: '0.1.0',
-    features: { semanticSearch: false, mcp: false },
+    features: { semanticSearch: false, mcp: true },
   });
 });
 

@@ -1,0 +1,195 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Actor } from '../domain/actor.ts';
+import type { DomainContext } from '../domain/context.ts';
+import { DomainError } from '../domain/errors.ts';
+import { getDataset } from '../domain/datasets/lifecycle.ts';
+import { listDatasets } from '../domain/datasets/list.ts';
+import { listGroups } from '../domain/groups/groups.ts';
+import { resourceSchema } from '../domain/resources/files.ts';
+import { queryResource } from '../domain/resources/query.ts';
+import { getResource } from '../domain/resources/resources.ts';
+import { listTags } from '../domain/tags/tags.ts';
+import { ALMANAC_VERSION } from '../domain/site.ts';
+import { markdownTable, sqlColumn } from './markdown.ts';
+
+/**
+ * The MCP server of one request (the endpoint is stateless): eight read-only tools over the same domain
+ * functions, visibility rule and presenters as REST, for the caller the request authenticated.
+ */
+export interface McpCaller {
+  domain: DomainContext;
+  actor: Actor;
+  /** Who holds the one-query-at-a-time lock: the user id, else the client IP. */
+  queryCaller: string;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+const json = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
+
+/** A domain refusal (not found, not queryable, busy, timeout…) is a tool error the agent can read. */
+async function run(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) {
+      return { isError: true, content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }] };
+    }
+    throw err;
+  }
+}
+
+const offset = z.number().int().min(0).default(0).describe('Results to skip, for paging');
+const limit = (byDefault: number, max: number) => z.number().int().min(1).max(max).default(byDefault).describe(`Results per page (at most ${max})`);
+
+export function createMcpServer(caller: McpCaller): McpServer {
+  const { domain, actor } = caller;
+  const publicUrl = domain.config.http.publicUrl;
+  const server = new McpServer(
+    { name: 'almanac', title: domain.config.site.name, version: ALMANAC_VERSION },
+    {
+      instructions:
+        'A data catalog. Find datasets with search_datasets, read one with get_dataset (its resources are files or links), ' +
+        'then for a CSV/TSV resource read its columns with get_resource_schema and ask questions of it with query_resource ' +
+        '(one SQL SELECT over the table named data). list_organizations, list_groups and list_tags help narrow a search.',
+    },
+  );
+
+  server.registerTool(
+    'search_datasets',
+    {
+      title: 'Search datasets',
+      description:
+        'Hybrid search (keywords and meaning) over the datasets you may see. Start here: describe what you need in plain words. ' +
+        'Each result has a name to pass to get_dataset, and `match` says why it matched. Filter by organization (its name, ' +
+        'from list_organizations) or tags; page with offset and limit.',
+      inputSchema: {
+        q: z.string().trim().min(1).max(500).describe('What to look for: keywords or a natural-language description'),
+        organization: z.string().min(1).max(200).optional().describe('Only datasets of this organization (its name/slug)'),
+        tags: z.array(z.string().min(1).max(200)).max(50).optional().describe('Only datasets with any of these tags'),
+        semantic: z.boolean().default(true).describe('false: keyword matches only'),
+        offset,
+        limit: limit(10, 50),
+      },
+      annotations: { title: 'Search datasets', ...READ_ONLY },
+    },
+    (args) =>
+      run(async () => {
+        const found = await listDatasets(domain, actor, {
+          q: args.q,
+          semantic: args.semantic,
+          offset: args.offset,
+          limit: args.limit,
+          ...(args.organization ? { organization: [args.organization] } : {}),
+          ...(args.tags?.length ? { tags: args.tags } : {}),
+          private: true,
+        });
+        return json(found);
+      }),
+  );
+
+  server.registerTool(
+    'get_dataset',
+    {
+      title: 'Get a dataset',
+      description: 'A dataset with its metadata and its resources (files and links). Pass a resource id to get_resource or get_resource_schema.',
+      inputSchema: { nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID') },
+      annotations: { title: 'Get a dataset', ...READ_ONLY },
+    },
+    (args) => run(async () => json(await getDataset(domain, actor, args.nameOrId, { draft: false }))),
+  );
+
+  server.registerTool(
+    'get_resource',
+    {
+      title: 'Get a resource',
+      description: 'A resource\'s metadata, with its download URL (an uploaded file\'s URL on this catalog, or a link\'s own URL).',
+      inputSchema: { id: z.uuid().describe('The resource UUID') },
+      annotations: { title: 'Get a resource', ...READ_ONLY },
+    },
+    (args) =>
+      run(async () => {
+        const resource = await getResource(domain, actor, args.id);
+        const downloadUrl = resource.urlType === 'upload' ? `${publicUrl}/api/v1/resources/${resource.id}/download` : resource.url;
+        return json({ ...resource, downloadUrl });
+      }),
+  );
+
+  server.registerTool(
+    'get_resource_schema',
+    {
+      title: 'Get a resource schema',
+      description:
+        'The columns (name, type, nulls, statistics) of a CSV/TSV resource that has a preview, as the table `data` that ' +
+        'query_resource queries, with an example query using the real column names. Other resources are not queryable.',
+      inputSchema: { id: z.uuid().describe('The resource UUID') },
+      annotations: { title: 'Get a resource schema', ...READ_ONLY },
+    },
+    (args) =>
+      run(async () => {
+        const found = await resourceSchema(domain, actor, args.id);
+        if (!found.queryable) {
+          return { isError: true, content: [{ type: 'text', text: 'Not queryable (not_queryable): this resource has no preview; only CSV/TSV files the pipeline has processed are queryable.' }] };
+        }
+        const columns = ((found.schema as { columns?: Array<{ name: string }> }).columns ?? []).map((c) => c.name);
+        const picked = columns.slice(0, 3).map(sqlColumn).join(', ') || '*';
+        return json({ ...found, table: 'data', exampleQuery: `SELECT ${picked} FROM data LIMIT 10` });
+      }),
+  );
+
+  server.registerTool(
+    'query_resource',
+    {
+      title: 'Query a resource',
+      description:
+        'Runs one read-only SQL SELECT (or WITH … SELECT, DuckDB dialect) over a resource\'s preview, the table `data`; quote ' +
+        'column names with spaces or capitals in double quotes. Read the columns with get_resource_schema first. At most ' +
+        '10,000 rows, 5 MB and 15 seconds; one query at a time. The result is a Markdown table.',
+      inputSchema: {
+        id: z.uuid().describe('The resource UUID'),
+        sql: z.string().min(1).max(100_000).describe('One SELECT over the table data, e.g. SELECT count(*) FROM data'),
+      },
+      annotations: { title: 'Query a resource', ...READ_ONLY },
+    },
+    (args) =>
+      run(async () => {
+        const result = await queryResource(domain, actor, args.id, args.sql, caller.queryCaller);
+        const summary = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated: more rows exist)' : ''}, ${result.elapsedMs} ms`;
+        return {
+          content: [{ type: 'text', text: `${markdownTable(result.columns, result.rows)}\n\n${summary}` }],
+          structuredContent: result as unknown as Record<string, unknown>,
+        };
+      }),
+  );
+
+  for (const [name, kind, title] of [['list_organizations', 'organization', 'organizations'], ['list_groups', 'category', 'categories (groups)']] as const) {
+    server.registerTool(
+      name,
+      {
+        title: `List ${title}`,
+        description: `The ${title}, by name; q matches the name or title. A name narrows search_datasets${kind === 'organization' ? ' (organization)' : ''}.`,
+        inputSchema: { q: z.string().trim().min(1).max(200).optional().describe('Part of the name or title'), offset, limit: limit(20, 100) },
+        annotations: { title: `List ${title}`, ...READ_ONLY },
+      },
+      (args) => run(async () => json(await listGroups(domain, actor, kind, { q: args.q }, { offset: args.offset, limit: args.limit }))),
+    );
+  }
+
+  server.registerTool(
+    'list_tags',
+    {
+      title: 'List tags',
+      description: 'Tags in use on the datasets you may see, with counts; q matches the tag name. Tags narrow search_datasets.',
+      inputSchema: { q: z.string().trim().min(1).max(200).optional().describe('Part of the tag name'), offset, limit: limit(50, 200) },
+      annotations: { title: 'List tags', ...READ_ONLY },
+    },
+    (args) => run(async () => json(await listTags(domain, actor, args.q, { offset: args.offset, limit: args.limit }))),
+  );
+
+  return server;
+}
