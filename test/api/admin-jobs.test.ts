@@ -162,7 +162,7 @@ test.serial('stats count jobs per type and status, in agreement with the list', 
   const { total, byStatus, byType } = stats.body;
   t.is(total, (await jobs()).body.count);
   t.deepEqual(byStatus, { running: 0, completed: 5, failed: 1, canceled: 0, terminated: 0, timed_out: 0, continued_as_new: 0 });
-  t.deepEqual(Object.keys(byType).sort(), ['delete-all-data', 'delete-draft', 'enqueue-all', 'link-check', 'pipeline', 'publish-sync', 'purge-dataset', 'purge-org']);
+  t.deepEqual(Object.keys(byType).sort(), ['delete-all-data', 'delete-draft', 'enqueue-all', 'link-check', 'pipeline', 'publish-sync', 'purge-dataset', 'purge-org', 'reindex-metadata']);
   t.like(byType['delete-draft'], { total: 4, completed: 4, failed: 0 });
   t.like(byType['publish-sync'], { total: 2, completed: 1, failed: 1 });
   t.like(byType.pipeline, { total: 0, running: 0 });
