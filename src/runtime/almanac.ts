@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import { ensureInitialAdmin } from '../domain/users/users.ts';
 import { createHttpApp } from '../http/app.ts';
+import { followIndexChanges } from '../search/index-follower.ts';
 import { loadEmbeddedIndex } from '../search/index-loader.ts';
 import { createSearchServices } from '../search/search-services.ts';
 import type { Services } from '../services.ts';
@@ -85,7 +86,12 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
 
     const search = createSearchServices(config, log);
     stack.push({ name: 'search', stop: () => search.close() });
-    if (search.vectors.kind === 'embedded') loadEmbeddedIndex(db.orm.em.fork(), search);
+    if (search.vectors.kind === 'embedded') {
+      // This process's own index: changes made by any process reach it through the database.
+      const follower = followIndexChanges(db.orm, search);
+      stack.push({ name: 'search change listener', stop: () => follower.stop() });
+      loadEmbeddedIndex(db.orm.em.fork(), search);
+    }
     const services: Services = { config, log, orm: db.orm, workflows, storage, search };
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 

@@ -70,8 +70,19 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
   const found = await writeKeywordDocument(deps.em, datasetId, deps.config.search.language);
   const previous = await pointIdsOf(deps.em, datasetId);
   const dataset = await loadForSearch(deps, datasetId);
-  if (dataset) await writePoints(deps.em, datasetId, searchDocuments(dataset), deps.config.search.language);
+  const docs = dataset ? searchDocuments(dataset) : [];
+  // Vectors are in the cache before the points are written: a process that reloads the dataset when the
+  // points change (index-follower.ts) finds both.
+  let embedded = true;
+  try {
+    if (docs.length > 0) await embedCached(deps.em, requireEmbeddings(deps.search), docs.map((d) => d.text));
+  } catch (err) {
+    embedded = false;
+    deps.search.log.warn({ err, datasetId }, 'a dataset could not be embedded; search finds it by keywords until a reindex');
+  }
+  if (dataset) await writePoints(deps.em, datasetId, docs, deps.config.search.language);
   else await deletePoints(deps.em, datasetId);
+  if (!embedded) return { found, vectors: false };
   try {
     await pushVectors(deps, dataset ? await pointsOfDataset(deps.em, datasetId) : [], previous);
     return { found, vectors: true };
@@ -81,12 +92,16 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
   }
 }
 
+function requireEmbeddings(search: SearchServices) {
+  if (!search.embeddings) throw new EmbeddingsUnavailable('No embedding model is configured (EMBEDDINGS_PROVIDER=none).');
+  return search.embeddings;
+}
+
 /** Embeds what is not cached yet, upserts the points and drops the ones the dataset no longer has. */
 export async function pushVectors(deps: SearchSyncDeps, points: PointRow[], previous: Map<IndexName, Set<string>>) {
-  const { embeddings, vectors } = deps.search;
+  const { vectors } = deps.search;
   if (points.length > 0) {
-    if (!embeddings) throw new EmbeddingsUnavailable('No embedding model is configured (EMBEDDINGS_PROVIDER=none).');
-    const embedded = await embedCached(deps.em, embeddings, points.map((p) => p.payload.text));
+    const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), points.map((p) => p.payload.text));
     const dimensions = embedded[0]!.length;
     for (const index of INDEX_NAMES) {
       const batch = points.flatMap((p, i) => (p.index === index ? [{ id: p.id, vector: embedded[i]!, payload: p.payload }] : []));
