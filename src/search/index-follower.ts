@@ -12,7 +12,16 @@ interface Listener {
   query(sql: string): Promise<unknown>;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
   on(event: 'error' | 'end', listener: (err?: Error) => void): void;
-  removeAllListeners(): void;
+  removeAllListeners(event?: string): void;
+}
+
+/**
+ * Stops listening on a connection for good. It keeps a no-op error listener: a connection that dies
+ * later (PostgreSQL stopping first, as on Ctrl-C) still emits `error`, and an unheard one would crash.
+ */
+function detach(connection: Listener) {
+  connection.removeAllListeners();
+  connection.on('error', () => undefined);
 }
 
 /** One dataset's points as the database now has them, with cached vectors, replacing what the index held. */
@@ -63,6 +72,10 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
     if (stopped) return;
     try {
       const acquired = (await client.acquireConnection()) as Listener;
+      if (stopped) {
+        await client.releaseConnection(acquired);
+        return;
+      }
       connection = acquired;
       acquired.on('notification', (message) => {
         if (message.channel !== SEARCH_CHANNEL || !message.payload) return;
@@ -72,7 +85,7 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
       const lost = (err?: Error) => {
         if (stopped || connection !== acquired) return;
         search.log.warn({ err }, 'the search change listener lost its connection; reconnecting');
-        acquired.removeAllListeners();
+        detach(acquired);
         connection = null;
         void client.releaseConnection(acquired).catch(() => undefined);
         retry = setTimeout(() => void connect(), RECONNECT_MS);
@@ -94,7 +107,7 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
       const held = connection;
       connection = null;
       if (held) {
-        held.removeAllListeners();
+        detach(held);
         await held.query(`unlisten ${SEARCH_CHANNEL}`).catch(() => undefined);
         await client.releaseConnection(held).catch(() => undefined);
       }
