@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { loadVectors } from './embeddings/cache.ts';
 import { pointsOfDataset } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -7,22 +8,6 @@ import { INDEX_NAMES } from './vectors/vector-index.ts';
 /** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
 export const SEARCH_CHANNEL = 'almanac_search';
 const RECONNECT_MS = 2_000;
-
-interface Listener {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
-  on(event: 'error' | 'end', listener: (err?: Error) => void): void;
-  removeAllListeners(event?: string): void;
-}
-
-/**
- * Stops listening on a connection for good. It keeps a no-op error listener: a connection that dies
- * later (PostgreSQL stopping first, as on Ctrl-C) still emits `error`, and an unheard one would crash.
- */
-function detach(connection: Listener) {
-  connection.removeAllListeners();
-  connection.on('error', () => undefined);
-}
 
 /** One dataset's points as the database now has them, with cached vectors, replacing what the index held. */
 async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: string) {
@@ -48,11 +33,12 @@ async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: s
  * what changed in between is caught by the next reindex or restart (the stats show the drift).
  */
 export function followIndexChanges(orm: MikroORM, search: SearchServices): { stop(): Promise<void> } {
-  const client = orm.em.getKnex().client;
+  // Its own connection, outside the ORM's pool: a pool that is closing waits for what it lent out.
+  const connectionString = orm.config.get('clientUrl');
   const pending = new Set<string>();
   let draining = false;
   let stopped = false;
-  let connection: Listener | null = null;
+  let connection: pg.Client | null = null;
   let retry: NodeJS.Timeout | undefined;
 
   const drain = async () => {
@@ -70,32 +56,31 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
 
   const connect = async () => {
     if (stopped) return;
-    try {
-      const acquired = (await client.acquireConnection()) as Listener;
-      if (stopped) {
-        await client.releaseConnection(acquired);
-        return;
-      }
-      connection = acquired;
-      acquired.on('notification', (message) => {
-        if (message.channel !== SEARCH_CHANNEL || !message.payload) return;
-        pending.add(message.payload);
-        void drain();
-      });
-      const lost = (err?: Error) => {
-        if (stopped || connection !== acquired) return;
-        search.log.warn({ err }, 'the search change listener lost its connection; reconnecting');
-        detach(acquired);
-        connection = null;
-        void client.releaseConnection(acquired).catch(() => undefined);
-        retry = setTimeout(() => void connect(), RECONNECT_MS);
-      };
-      acquired.on('error', lost);
-      acquired.on('end', lost);
-      await acquired.query(`listen ${SEARCH_CHANNEL}`);
-    } catch (err) {
-      search.log.warn({ err }, 'the search change listener could not connect; retrying');
+    const client = new pg.Client({ connectionString });
+    connection = client;
+    let lostOnce = false;
+    const lost = (err?: Error) => {
+      if (lostOnce || stopped) return;
+      lostOnce = true;
+      search.log.warn({ err }, 'the search change listener lost its connection; reconnecting');
+      connection = null;
+      void client.end().catch(() => undefined);
       retry = setTimeout(() => void connect(), RECONNECT_MS);
+    };
+    // Kept for the client's whole life: a connection that dies (PostgreSQL stopping first, as on
+    // Ctrl-C) emits `error`, and an unheard one would crash the process.
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (message) => {
+      if (message.channel !== SEARCH_CHANNEL || !message.payload) return;
+      pending.add(message.payload);
+      void drain();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${SEARCH_CHANNEL}`);
+    } catch (err) {
+      lost(err as Error);
     }
   };
   void connect();
@@ -106,11 +91,7 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
       clearTimeout(retry);
       const held = connection;
       connection = null;
-      if (held) {
-        detach(held);
-        await held.query(`unlisten ${SEARCH_CHANNEL}`).catch(() => undefined);
-        await client.releaseConnection(held).catch(() => undefined);
-      }
+      await held?.end().catch(() => undefined);
     },
   };
 }
