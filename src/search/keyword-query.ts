@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 
 export interface SqlFragment {
   sql: string;
@@ -32,20 +32,24 @@ export interface KeywordSearch {
  * left out unless the query is nothing else. "Phrases", -exclusions and `or` get no fallback: they
  * mean exactly what they say.
  */
-/** Datasets whose file text matches, at most this many (best first): file text ranks below metadata anyway. */
+/** Datasets whose file text matches, at most this many (best first, within the scope): file text ranks below metadata anyway. */
 const CONTENT_MATCHES = 2_000;
 
-export async function keywordSearch(em: EntityManager, language: string, q: string): Promise<KeywordSearch> {
+export async function keywordSearch(em: EntityManager, language: string, q: string, scope?: Knex.QueryBuilder): Promise<KeywordSearch> {
   // The text the pipeline extracted from files counts too, at half the weight of a description. Its
   // matches are looked up first, on their own GIN index, and come in as a list of ids: an OR with a
   // subquery would cost the metadata match its index.
-  const contents = await em.getConnection().execute<{ id: string; rank: number }[]>(
-    `select sp.dataset_id as id, max(ts_rank_cd(sp.text_vector, websearch_to_tsquery(?::regconfig, unaccent(?)))) as rank
-       from search_points sp
-      where sp.index = 'contents' and sp.text_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?))
-      group by sp.dataset_id order by rank desc limit ?`,
-    [language, q, language, q, CONTENT_MATCHES],
-  );
+  // `scope` (the ids the caller's filters and visibility leave) applies inside this lookup, before its cap.
+  const contents: Array<{ id: string; rank: number }> = (
+    await em.getKnex().raw(
+      `select sp.dataset_id as id, max(ts_rank_cd(sp.text_vector, websearch_to_tsquery(?::regconfig, unaccent(?)))) as rank
+         from search_points sp
+        where sp.index = 'contents' and sp.text_vector @@ websearch_to_tsquery(?::regconfig, unaccent(?))
+          ${scope ? 'and sp.dataset_id in (?)' : ''}
+        group by sp.dataset_id order by rank desc limit ?`,
+      [language, q, language, q, ...(scope ? [scope] : []), CONTENT_MATCHES],
+    )
+  ).rows;
   const ids = `{${contents.map((c) => c.id).join(',')}}`;
   const ranks = `{${contents.map((c) => c.rank).join(',')}}`;
   const metadataRank = `ts_rank_cd(coalesce(d.search_vector, ''::tsvector), websearch_to_tsquery(?::regconfig, unaccent(?)))

@@ -91,7 +91,7 @@ export async function searchDatasets(
   filtered: QueryBuilder<Dataset>,
 ): Promise<SearchOutcome> {
   const language = ctx.config.search.language;
-  const keyword = await keywordSearch(ctx.em, language, q);
+  const keyword = await keywordSearch(ctx.em, language, q, filtered.clone().select('d.id').getKnexQuery());
 
   let semantic: SearchOutcome['semantic'] = 'off';
   const lists = new Map<string, Array<{ datasetId: string; match: SemanticMatch }>>();
