@@ -2,6 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Middleware } from 'koa';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
+import { queryCaller } from '../domain/resources/query.ts';
 import { createMcpServer } from './tools.ts';
 
 export const MCP_PATH = '/api/mcp';
@@ -23,7 +24,7 @@ export function mcpEndpoint(): Middleware {
     }
     const domain = ctx.state.domain as DomainContext;
     const actor = ctx.state.actor as Actor;
-    const server = createMcpServer({ domain, actor, queryCaller: actor.userId ?? `ip:${ctx.ip}` });
+    const server = createMcpServer({ domain, actor, queryCaller: queryCaller(actor, ctx.ip) });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     ctx.res.on('close', () => {

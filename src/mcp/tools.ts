@@ -8,7 +8,7 @@ import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
 import { listGroups } from '../domain/groups/groups.ts';
 import { resourceSchema } from '../domain/resources/files.ts';
-import { queryResource } from '../domain/resources/query.ts';
+import { notQueryable, queryResource } from '../domain/resources/query.ts';
 import { getResource } from '../domain/resources/resources.ts';
 import { listTags } from '../domain/tags/tags.ts';
 import { ALMANAC_VERSION } from '../domain/site.ts';
@@ -49,7 +49,6 @@ const limit = (byDefault: number, max: number) => z.number().int().min(1).max(ma
 
 export function createMcpServer(caller: McpCaller): McpServer {
   const { domain, actor } = caller;
-  const publicUrl = domain.config.http.publicUrl;
   const server = new McpServer(
     { name: 'almanac', title: domain.config.site.name, version: ALMANAC_VERSION },
     {
@@ -114,9 +113,9 @@ export function createMcpServer(caller: McpCaller): McpServer {
     },
     (args) =>
       run(async () => {
+        // An upload's url is its /download on this catalog once its bytes are complete; a link's, the link.
         const resource = await getResource(domain, actor, args.id);
-        const downloadUrl = resource.urlType === 'upload' ? `${publicUrl}/api/v1/resources/${resource.id}/download` : resource.url;
-        return json({ ...resource, downloadUrl });
+        return json({ ...resource, downloadUrl: resource.url });
       }),
   );
 
@@ -133,9 +132,7 @@ export function createMcpServer(caller: McpCaller): McpServer {
     (args) =>
       run(async () => {
         const found = await resourceSchema(domain, actor, args.id);
-        if (!found.queryable) {
-          return { isError: true, content: [{ type: 'text', text: 'Not queryable (not_queryable): this resource has no preview; only CSV/TSV files the pipeline has processed are queryable.' }] };
-        }
+        if (!found.queryable) throw notQueryable();
         const columns = ((found.schema as { columns?: Array<{ name: string }> }).columns ?? []).map((c) => c.name);
         const picked = columns.slice(0, 3).map(sqlColumn).join(', ') || '*';
         return json({ ...found, table: 'data', exampleQuery: `SELECT ${picked} FROM data LIMIT 10` });

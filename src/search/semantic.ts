@@ -39,14 +39,15 @@ async function embedQuery(search: SearchServices, q: string): Promise<Float32Arr
   return vector!;
 }
 
-function rollUp(hits: VectorHit[]) {
+/** A dataset ranks where its closest point does; points below MIN_SIMILARITY do not count. */
+function rollUp(index: IndexName, hits: VectorHit[]) {
   const seen = new Set<string>();
   const list: Array<{ datasetId: string; match: SemanticMatch }> = [];
   for (const hit of hits) {
     if (hit.score < MIN_SIMILARITY || seen.has(hit.payload.datasetId)) continue;
     seen.add(hit.payload.datasetId);
     const { resourceId, text } = hit.payload;
-    list.push({ datasetId: hit.payload.datasetId, match: { index: 'packages', score: hit.score, ...(resourceId ? { resourceId } : {}), text } });
+    list.push({ datasetId: hit.payload.datasetId, match: { index, score: hit.score, ...(resourceId ? { resourceId } : {}), text } });
   }
   return list;
 }
@@ -61,9 +62,7 @@ export async function semanticLists(search: SearchServices, q: string, filter: V
   try {
     const vector = await embedQuery(search, q);
     const results = await Promise.all(INDEX_NAMES.map((index) => search.vectors.search(index, vector, filter, SEMANTIC_CANDIDATES)));
-    INDEX_NAMES.forEach((index, i) => {
-      lists.set(index, rollUp(results[i]!).map((entry) => ({ ...entry, match: { ...entry.match, index } })));
-    });
+    INDEX_NAMES.forEach((index, i) => lists.set(index, rollUp(index, results[i]!)));
     return { status: 'on', lists };
   } catch (err) {
     search.log.warn({ err }, 'semantic search unavailable; answering from keywords');

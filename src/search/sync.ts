@@ -4,7 +4,7 @@ import { Dataset, type Group, Resource, type Tag } from '../entities/index.ts';
 import { contentsKey } from '../storage/keys.ts';
 import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.ts';
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
-import { embedCached } from './embeddings/cache.ts';
+import { contentHash, embedCached } from './embeddings/cache.ts';
 import { EmbeddingsUnavailable } from './embeddings/provider.ts';
 import { writeKeywordDocument } from './keyword-document.ts';
 import { deletePoints, pointIdsOf, pointsOfDataset, writePoints, type PointRow } from './points-store.ts';
@@ -73,18 +73,21 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
   const docs = dataset ? searchDocuments(dataset) : [];
   // Vectors are in the cache before the points are written: a process that reloads the dataset when the
   // points change (index-follower.ts) finds both.
-  let embedded = true;
+  let vectors: Map<string, Float32Array> | null = new Map();
   try {
-    if (docs.length > 0) await embedCached(deps.em, requireEmbeddings(deps.search), docs.map((d) => d.text));
+    if (docs.length > 0) {
+      const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), docs.map((d) => d.text));
+      docs.forEach((d, i) => vectors!.set(contentHash(d.text), embedded[i]!));
+    }
   } catch (err) {
-    embedded = false;
+    vectors = null;
     deps.search.log.warn({ err, datasetId }, 'a dataset could not be embedded; search finds it by keywords until a reindex');
   }
   if (dataset) await writePoints(deps.em, datasetId, docs, deps.config.search.language);
   else await deletePoints(deps.em, datasetId);
-  if (!embedded) return { found, vectors: false };
+  if (!vectors) return { found, vectors: false };
   try {
-    await pushVectors(deps, dataset ? await pointsOfDataset(deps.em, datasetId) : [], previous);
+    await pushVectors(deps, dataset ? await pointsOfDataset(deps.em, datasetId) : [], previous, vectors);
     return { found, vectors: true };
   } catch (err) {
     deps.search.log.warn({ err, datasetId }, 'vectors of a dataset not updated; search finds it by keywords until a reindex');
@@ -97,18 +100,14 @@ function requireEmbeddings(search: SearchServices) {
   return search.embeddings;
 }
 
-/** Embeds what is not cached yet, upserts the points and drops the ones the dataset no longer has. */
-export async function pushVectors(deps: SearchSyncDeps, points: PointRow[], previous: Map<IndexName, Set<string>>) {
+/** Upserts the points with their vectors (by text hash) and drops the ones the dataset no longer has. */
+async function pushVectors(deps: SearchSyncDeps, points: PointRow[], previous: Map<IndexName, Set<string>>, byHash: Map<string, Float32Array>) {
   const { vectors } = deps.search;
-  if (points.length > 0) {
-    const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), points.map((p) => p.payload.text));
-    const dimensions = embedded[0]!.length;
-    for (const index of INDEX_NAMES) {
-      const batch = points.flatMap((p, i) => (p.index === index ? [{ id: p.id, vector: embedded[i]!, payload: p.payload }] : []));
-      if (batch.length === 0) continue;
-      await deps.search.ensureIndex(index, dimensions);
-      await vectors.upsert(index, batch);
-    }
+  for (const index of INDEX_NAMES) {
+    const batch = points.flatMap((p) => (p.index === index && byHash.has(p.contentHash) ? [{ id: p.id, vector: byHash.get(p.contentHash)!, payload: p.payload }] : []));
+    if (batch.length === 0) continue;
+    await deps.search.ensureIndex(index, batch[0]!.vector.length);
+    await vectors.upsert(index, batch);
   }
   const kept = new Set(points.map((p) => `${p.index}:${p.id}`));
   for (const [index, ids] of previous) {

@@ -228,31 +228,26 @@ export async function jobStats(workflows: Workflows, taskQueue: string) {
   });
 }
 
-/** Starts `enqueue-all`; a running one is joined. */
-export async function startEnqueueAll(workflows: Workflows, taskQueue: string) {
+/** Starts a site-wide job under its fixed workflow id, without arguments; a running one is joined. */
+function startSingleton(workflows: Workflows, taskQueue: string, type: 'enqueueAllWorkflow' | 'reindexMetadataWorkflow', workflowId: string) {
   return temporalCall(workflows, async () => {
-    const handle = await workflows.client.workflow.start<typeof enqueueAllWorkflow>('enqueueAllWorkflow', {
+    const handle = await workflows.client.workflow.start<typeof enqueueAllWorkflow | typeof reindexMetadataWorkflow>(type, {
       taskQueue,
-      workflowId: ENQUEUE_ALL_WORKFLOW_ID,
+      workflowId,
       args: [],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
-    return { workflowId: ENQUEUE_ALL_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: workflows.workflowUiUrl(ENQUEUE_ALL_WORKFLOW_ID) };
+    return { workflowId, runId: handle.firstExecutionRunId, uiUrl: workflows.workflowUiUrl(workflowId) };
   });
 }
 
+/** Starts `enqueue-all`; a running one is joined. */
+export const startEnqueueAll = (workflows: Workflows, taskQueue: string) =>
+  startSingleton(workflows, taskQueue, 'enqueueAllWorkflow', ENQUEUE_ALL_WORKFLOW_ID);
+
 /** Starts `reindex-metadata`; a running one is joined. */
-export async function startReindex(workflows: Workflows, taskQueue: string) {
-  return temporalCall(workflows, async () => {
-    const handle = await workflows.client.workflow.start<typeof reindexMetadataWorkflow>('reindexMetadataWorkflow', {
-      taskQueue,
-      workflowId: REINDEX_WORKFLOW_ID,
-      args: [],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-    return { workflowId: REINDEX_WORKFLOW_ID, runId: handle.firstExecutionRunId, uiUrl: workflows.workflowUiUrl(REINDEX_WORKFLOW_ID) };
-  });
-}
+export const startReindex = (workflows: Workflows, taskQueue: string) =>
+  startSingleton(workflows, taskQueue, 'reindexMetadataWorkflow', REINDEX_WORKFLOW_ID);
 
 /**
  * Starts a link check now. A check already running is joined, whether an earlier request started it

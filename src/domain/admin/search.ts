@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import type { PageRequest } from '../pagination.ts';
-import { page } from '../pagination.ts';
+import { likePattern, page } from '../pagination.ts';
 
 /** One page of the reindex: every dataset after `afterId`, whatever its state (a draft's traces go). */
 export async function reindexDatasetsPage(deps: SearchSyncDeps, afterId: string | null, limit: number, heartbeat: () => void) {
@@ -140,7 +140,7 @@ export async function searchDocument(ctx: DomainContext, actor: Actor, index: In
 export async function browseSearch(ctx: DomainContext, actor: Actor, index: IndexName, q: string | undefined, req: PageRequest) {
   authorize(actor, 'site:administer');
   const where = q ? `index = ? and text ilike ?` : 'index = ?';
-  const params = q ? [index, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [index];
+  const params = q ? [index, likePattern(q)] : [index];
   const [rows, [count]] = await Promise.all([
     ctx.em.execute<PointRecord[]>(`select * from search_points where ${where} order by id offset ? limit ?`, [...params, req.offset, req.limit]),
     ctx.em.execute<Array<{ n: string }>>(`select count(*) as n from search_points where ${where}`, params),

@@ -7,6 +7,7 @@ import type { VectorFilter } from '../../search/vectors/vector-index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
+import { likePattern } from '../pagination.ts';
 import type { DatasetListQuery } from './list.ts';
 
 /**
@@ -56,7 +57,7 @@ async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, q
   if (query.name || query.creator_user_id) {
     // Rare filters with no payload field: the SQL filter names the datasets they leave.
     const qb = ctx.em.createQueryBuilder(Dataset, 'd').select('d.id').where({ state: 'active' });
-    if (query.name) qb.andWhere({ name: { $ilike: `%${query.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } });
+    if (query.name) qb.andWhere({ name: { $ilike: likePattern(query.name) } });
     if (query.creator_user_id) qb.andWhere({ creator: query.creator_user_id });
     filter.datasetIds = (await qb.getResultList()).map((d) => d.id);
   }

@@ -21,11 +21,17 @@ const TITLE: Record<QueryError['code'], string> = {
  * POST /resources/{id}/query: one read-only SELECT over the resource's preview (the table `data`), for
  * a caller (user id, else client IP) that has no other query running anywhere.
  */
+/** Who holds the one-query-at-a-time lock: the user, else the client's address. REST and MCP alike. */
+export const queryCaller = (actor: Actor, clientIp: string) => actor.userId ?? `ip:${clientIp}`;
+
+export const notQueryable = () =>
+  new DomainError(400, 'not_queryable', 'Not queryable', 'This resource has no preview to query: only CSV/TSV resources the pipeline has processed are queryable.');
+
 export async function queryResource(ctx: DomainContext, actor: Actor, id: string, sql: string, caller: string) {
   const { resource } = await loadVisibleResource(ctx, actor, id, true);
   const preview = resource.extras.preview as { createdAt?: string } | null | undefined;
   if (resource.extras.queryable !== true || !preview?.createdAt) {
-    throw new DomainError(400, 'not_queryable', 'Not queryable', 'This resource has no preview to query: only CSV/TSV resources the pipeline has processed are queryable.');
+    throw notQueryable();
   }
   if (sql.length > MAX_SQL_CHARS) {
     throw new DomainError(400, 'query_too_long', 'Query too long', `Queries are limited to ${MAX_SQL_CHARS} characters.`);

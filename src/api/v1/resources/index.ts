@@ -11,7 +11,7 @@ import {
   runPipeline,
   uploadThroughApi,
 } from '../../../domain/resources/files.ts';
-import { queryResource } from '../../../domain/resources/query.ts';
+import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';
 import { filenameFromHeaders, uploadBody } from './upload-body.ts';
@@ -145,6 +145,6 @@ export const resourceRoutes = [
     params: idParams,
     body: z.object({ sql: z.string().min(1) }),
     response: QueryResultRecord,
-    handle: ({ domain, actor, params, body, ctx }) => queryResource(domain, actor, params.id, body.sql, actor.userId ?? `ip:${ctx.ip}`),
+    handle: ({ domain, actor, params, body, ctx }) => queryResource(domain, actor, params.id, body.sql, queryCaller(actor, ctx.ip)),
   }),
 ];
