@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startAlmanac } from '../src/runtime/almanac.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { embeddingModelPath, startScratchTemporal } from '../test/helpers/tools.ts';
 import { packageText } from '../src/search/documents.ts';
 import { fillIndexFromDatabase } from '../src/search/index-loader.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
@@ -30,13 +30,12 @@ const seconds = (since: number) => +((performance.now() - since) / 1000).toFixed
 const progress = (message: string) => console.error(`[hybrid] ${message}`);
 
 export async function benchHybrid(total: number) {
-  const modelPath = process.env.EMBEDDINGS_MODEL_PATH;
-  if (!modelPath) throw new Error('set EMBEDDINGS_MODEL_PATH (scripts/fetch-embedding-model.sh)');
   const log = createLogger('warn');
+  const modelPath = await embeddingModelPath(createLogger('info'));
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-hybrid-'));
   await fs.chmod(dir, 0o755);
   const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const temporal = await startScratchTemporal(log);
   await cluster.ensureDatabase('bench');
   const config = loadConfig({
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,

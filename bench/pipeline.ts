@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startAlmanac } from '../src/runtime/almanac.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { minioBinary, startScratchTemporal } from '../test/helpers/tools.ts';
 import { startMinio } from '../test/helpers/minio.ts';
 import { freePort } from '../test/helpers/ports.ts';
 
@@ -48,9 +48,9 @@ export async function benchPipeline() {
   const log = createLogger('warn');
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-pipeline-'));
   await fsp.chmod(dir, 0o755);
-  const minio = await startMinio(path.join(dir, 'minio'));
+  const minio = await startMinio(await minioBinary(createLogger('info')), path.join(dir, 'minio'));
   const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const temporal = await startScratchTemporal(log);
   await cluster.ensureDatabase('bench');
   const port = await freePort();
   const config = loadConfig({

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startAlmanac } from '../src/runtime/almanac.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { startScratchTemporal } from '../test/helpers/tools.ts';
 import { previewKey } from '../src/storage/keys.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { buildCsv } from './pipeline.ts';
@@ -34,7 +34,7 @@ export async function benchQuery() {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-query-'));
   await fsp.chmod(dir, 0o755);
   const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const temporal = await startScratchTemporal(log);
   await cluster.ensureDatabase('bench');
   const port = await freePort();
   const config = loadConfig({

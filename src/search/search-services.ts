@@ -31,6 +31,6 @@ export class SearchServices {
 }
 
 export function createSearchServices(config: Config, log: Logger): SearchServices {
-  const embeddings = createEmbeddingProvider(config.embeddings);
+  const embeddings = createEmbeddingProvider(config.embeddings, log.child({ component: 'search' }));
   return new SearchServices(embeddings, createVectorIndex(config.vectors, embeddings?.model ?? null), log.child({ component: 'search' }));
 }

@@ -1,10 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Activities } from '../../activities/index.ts';
-
-const workflowsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../workflows/index.ts');
+import { workflowCode } from './workflow-bundle.ts';
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -17,6 +14,8 @@ export async function startWorker(opts: {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** A prebuilt workflow bundle (ALMANAC_WORKFLOW_BUNDLE); else the build's, else bundled from source. */
+  workflowBundle?: string;
   log: Logger;
   /** Built once by the caller with createActivities() over the app's services (tests pass their own). */
   activities: Activities;
@@ -40,7 +39,7 @@ export async function startWorker(opts: {
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowsPath,
+    ...workflowCode(opts.workflowBundle),
     activities: opts.activities,
   }).catch(async (err) => {
     await connection.close();

@@ -24,10 +24,10 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** The env of an app with the real local embedding model, which .ci/run puts in place. */
+/** The env of an app with the real local embedding model, which test/run.ts finds or fetches. */
 export function semanticEnv(): Record<string, string> {
   const modelPath = process.env.EMBEDDINGS_MODEL_PATH;
-  if (!modelPath) throw new Error('EMBEDDINGS_MODEL_PATH is not set: run scripts/fetch-embedding-model.sh (as .ci/run does)');
+  if (!modelPath) throw new Error('EMBEDDINGS_MODEL_PATH is not set: run the suite with `npm test`, which provides the model');
   return { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: modelPath };
 }
 
@@ -67,6 +67,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     // Semantic search is tested with the real model where it is the subject (semanticEnv()); elsewhere
     // datasets need not pay for embeddings, and search answers keyword-only.
     EMBEDDINGS_PROVIDER: 'none',
+    // The suite's one bundle of the workflows (test/run.ts), so no test worker runs webpack.
+    ALMANAC_WORKFLOW_BUNDLE: process.env.ALMANAC_WORKFLOW_BUNDLE ?? '',
     ...env,
   });
   const logs: string[] = [];

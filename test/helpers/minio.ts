@@ -1,12 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from './ports.ts';
-
-/** The last minio version on the Go module proxy; .ci/run builds the same one into the same folder. */
-export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
 
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
@@ -18,28 +12,8 @@ export interface RunningMinio {
   stop(): Promise<void>;
 }
 
-/** MINIO_PATH, else `minio` on PATH, else the binary .ci/run caches. */
-export function findMinio(): string {
-  const explicit = process.env.MINIO_PATH;
-  if (explicit) {
-    if (!fs.existsSync(explicit)) throw new Error(`MINIO_PATH: no file at ${explicit}`);
-    return explicit;
-  }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, 'minio');
-    if (dir && fs.existsSync(candidate)) return candidate;
-  }
-  const cached = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'almanac', `minio-${MINIO_VERSION}`, 'minio');
-  if (fs.existsSync(cached)) return cached;
-  throw new Error(
-    `the storage tests need MinIO: run .ci/run once (it builds it into ${path.dirname(cached)}), or ` +
-      `GOBIN=${path.dirname(cached)} go install github.com/minio/minio@${MINIO_VERSION}, or set MINIO_PATH`,
-  );
-}
-
 /** Starts a throwaway MinIO server on free loopback ports, its data in `dataDir`, and waits until it is ready. */
-export async function startMinio(dataDir: string): Promise<RunningMinio> {
-  const binary = findMinio();
+export async function startMinio(binary: string, dataDir: string): Promise<RunningMinio> {
   const [port, consolePort] = [await freePort(), await freePort()];
   const accessKey = process.env.MINIO_ROOT_USER || 'almanac-test';
   const secretKey = process.env.MINIO_ROOT_PASSWORD || randomBytes(16).toString('hex');

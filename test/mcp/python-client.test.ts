@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedMcpCatalog, type McpFixture } from './fixtures.ts';
 
 /**
- * /api/mcp through a client we did not write: the official Python SDK (PyPI `mcp`, pinned in .ci/run),
+ * /api/mcp through a client we did not write: the official Python SDK (PyPI `mcp`, pinned in test/helpers/tools.ts),
  * driven by python_client.py, which runs one session (initialize, tools/list, the planned calls) and
  * prints what it saw as JSON.
  */
@@ -40,8 +40,8 @@ test.after.always(async () => app?.stop());
 function pythonSession(calls: Array<[string, Record<string, unknown>]>, token?: string): Promise<PythonSession> {
   const args = [SCRIPT, `${app.url}/api/mcp`, ...(token ? ['--token', token] : [])];
   return new Promise((resolve, reject) => {
-    const child = execFile('python3', args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`python client failed (is mcp installed as .ci/run does?): ${err.message}\n${stderr}`));
+    const child = execFile(process.env.TEST_PYTHON ?? 'python3', args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`python client failed (run the suite with npm test, which provides Python with mcp): ${err.message}\n${stderr}`));
       else resolve(JSON.parse(stdout) as PythonSession);
     });
     child.stdin!.end(JSON.stringify({ calls: calls.map(([tool, args]) => ({ tool, arguments: args })) }));

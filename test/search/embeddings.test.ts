@@ -8,18 +8,20 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db.ts';
+import { createLogger } from '../../src/logger.ts';
 import { bytesToVector, contentHash, embedCached, loadVectors, vectorToBytes } from '../../src/search/embeddings/cache.ts';
 import { createEmbeddingProvider } from '../../src/search/embeddings/create.ts';
 import { LocalEmbeddingProvider } from '../../src/search/embeddings/local.ts';
 import { OpenAIEmbeddingProvider } from '../../src/search/embeddings/openai.ts';
 import { EmbeddingsUnavailable, type EmbeddingProvider } from '../../src/search/embeddings/provider.ts';
 
-// The real model, laid out by scripts/fetch-embedding-model.sh (.ci/run does it and sets the variable).
-const MODEL_PATH = process.env.EMBEDDINGS_MODEL_PATH ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'almanac/models');
+// The real model, which test/run.ts puts in the cache (or finds there) and names in EMBEDDINGS_MODEL_PATH.
+const MODEL_PATH = process.env.EMBEDDINGS_MODEL_PATH!;
+const log = createLogger('silent');
 const MODEL = 'Xenova/all-MiniLM-L6-v2';
 
 const config = loadConfig({ EMBEDDINGS_MODEL_PATH: MODEL_PATH, EMBEDDINGS_BATCH_SIZE: '32', ALMANAC_DATA_DIR: os.tmpdir() });
-const local = createEmbeddingProvider(config.embeddings) as LocalEmbeddingProvider;
+const local = createEmbeddingProvider(config.embeddings, log) as LocalEmbeddingProvider;
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v));
@@ -240,7 +242,7 @@ test('the OpenAI-compatible client batches, sends the key, and returns unit vect
     EMBEDDINGS_API_KEY: 'sk-test-123',
     EMBEDDINGS_BATCH_SIZE: '2',
   };
-  const openai = createEmbeddingProvider(loadConfig(env).embeddings)!;
+  const openai = createEmbeddingProvider(loadConfig(env).embeddings, log)!;
   t.true(openai instanceof OpenAIEmbeddingProvider);
   const texts = ['car crashes', 'traffic collision statistics', 'hospital budget', 'school meals', 'bridge inspections'];
   const remote = await openai.embed(texts);
@@ -308,5 +310,5 @@ test('an unreachable or silent server is EmbeddingsUnavailable within the timeou
 });
 
 test('EMBEDDINGS_PROVIDER=none gives no provider', (t) => {
-  t.is(createEmbeddingProvider(loadConfig({ EMBEDDINGS_PROVIDER: 'none' }).embeddings), null);
+  t.is(createEmbeddingProvider(loadConfig({ EMBEDDINGS_PROVIDER: 'none' }).embeddings, log), null);
 });

@@ -6,8 +6,12 @@ import { EmbeddingsUnavailable, type EmbeddingProvider } from './provider.ts';
 export interface LocalEmbeddingOptions {
   /** A model id such as `Xenova/all-MiniLM-L6-v2`. */
   model: string;
-  /** A folder holding `<model>/config.json`, tokenizer files and `onnx/model*.onnx`; loaded offline. */
-  modelPath?: string;
+  /**
+   * A folder holding `<model>/config.json`, tokenizer files and `onnx/model*.onnx`; loaded offline. A
+   * promise while the folder is still being fetched: until it settles the provider answers unavailable
+   * at once, so search runs keyword-only meanwhile instead of waiting.
+   */
+  modelPath?: string | Promise<string>;
   /** transformers.js's download cache, used when no modelPath is given. */
   cacheDir: string;
   batchSize: number;
@@ -26,6 +30,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   /** Which ONNX file was loaded (`onnx/model_quantized.onnx` or `onnx/model.onnx`), once loaded. */
   loadedFile?: string;
   private loading?: Promise<FeatureExtractionPipeline>;
+  private modelPath?: string;
+  private fetching?: 'pending' | Error;
   private lastFailure?: number;
   private dims?: number;
   // One inference at a time: concurrent runs only fight over the same cores, and a search query then
@@ -34,6 +40,18 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   constructor(private readonly options: LocalEmbeddingOptions) {
     this.model = options.model;
+    if (typeof options.modelPath === 'string' || options.modelPath === undefined) {
+      this.modelPath = options.modelPath;
+    } else {
+      this.fetching = 'pending';
+      options.modelPath.then(
+        (dir) => {
+          this.modelPath = dir;
+          this.fetching = undefined;
+        },
+        (err: Error) => (this.fetching = err),
+      );
+    }
   }
 
   async dimensions(): Promise<number> {
@@ -80,6 +98,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   /** Loads once; callers arriving meanwhile share the load, and a failed load is tried again next time. */
   private pipeline(): Promise<FeatureExtractionPipeline> {
+    if (this.fetching === 'pending') return Promise.reject(new EmbeddingsUnavailable(`embedding model ${this.model} is still being fetched`));
+    if (this.fetching) return Promise.reject(new EmbeddingsUnavailable(this.fetching.message));
     this.loading ??= this.load().catch((err) => {
       this.loading = undefined;
       this.lastFailure = Date.now();
@@ -89,7 +109,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   }
 
   private async load(): Promise<FeatureExtractionPipeline> {
-    const { model, modelPath, cacheDir } = this.options;
+    const { model, cacheDir } = this.options;
+    const modelPath = this.modelPath;
     // transformers.js is large: imported on first use, so a service with embeddings off never pays for it.
     const { pipeline, env } = await import('@huggingface/transformers');
     let source: string;
@@ -112,7 +133,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       if (missing.length > 0) {
         throw new EmbeddingsUnavailable(
           `embedding model ${model} not found in ${dir}: missing ${missing.join(', ')}` +
-            (modelPath ? ' (EMBEDDINGS_MODEL_PATH; scripts/fetch-embedding-model.sh lays out the default model)' : ''),
+            (modelPath ? ' (EMBEDDINGS_MODEL_PATH; `almanac provision model` lays out the default model)' : ''),
         );
       }
     }

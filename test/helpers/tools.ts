@@ -1,0 +1,97 @@
+/**
+ * What the test suite and the benchmarks need beyond `npm ci`, found or provisioned into the same cache
+ * as the service's own (ALMANAC_CACHE_DIR, else $XDG_CACHE_HOME/almanac, else ~/.cache/almanac): the
+ * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
+ * `go install` at a pinned version, and the Python `mcp` SDK in a virtual environment of its own.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Logger } from 'pino';
+import { loadConfig } from '../../src/config.ts';
+import { provisionEmbeddingModel } from '../../src/provision/embedding-model.ts';
+import { ProvisionError } from '../../src/provision/download.ts';
+import { buildInPlace, isExecutable, timed } from '../../src/provision/staging.ts';
+import { locateTemporalCli } from '../../src/provision/temporal-cli.ts';
+import { startTemporalDevServer } from '../../src/runtime/temporal-dev-server.ts';
+import { freePort } from './ports.ts';
+
+const run = promisify(execFile);
+
+/** The last minio version on the Go module proxy. */
+export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+/** The Python MCP SDK the interop tests drive (test/mcp/python-client.test.ts). */
+export const PYTHON_MCP_VERSION = '2.3.0';
+
+const provision = () => loadConfig(process.env).provision;
+
+/** An in-memory Temporal dev server on a free port, with no UI: for the suite and the benchmarks. */
+export async function startScratchTemporal(log: Logger) {
+  const cli = await locateTemporalCli({ explicit: process.env.TEMPORAL_CLI_PATH, ...provision() }, log);
+  return startTemporalDevServer({ cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+}
+
+/** EMBEDDINGS_MODEL_PATH, else the default model in the cache (fetched on first use). */
+export async function embeddingModelPath(log: Logger): Promise<string> {
+  if (process.env.EMBEDDINGS_MODEL_PATH) return path.resolve(process.env.EMBEDDINGS_MODEL_PATH);
+  const { cacheDir } = provision();
+  const config = loadConfig(process.env).embeddings;
+  const sources = config.provider === 'local' ? config : { hfEndpoint: 'https://huggingface.co', mavenUrl: 'https://repo1.maven.org/maven2' };
+  return (await provisionEmbeddingModel({ modelsDir: path.join(cacheDir, 'models'), hfEndpoint: sources.hfEndpoint, mavenUrl: sources.mavenUrl }, log)).modelsDir;
+}
+
+/** MINIO_PATH, else `minio` on PATH, else the cached build, else built into the cache with `go install`. */
+export async function minioBinary(log: Logger): Promise<string> {
+  if (process.env.MINIO_PATH) {
+    if (!(await isExecutable(process.env.MINIO_PATH))) throw new ProvisionError(`MINIO_PATH: no executable file at ${process.env.MINIO_PATH}`);
+    return process.env.MINIO_PATH;
+  }
+  const onPath = await firstOnPath('minio');
+  if (onPath) return onPath;
+  const dir = path.join(provision().cacheDir, `minio-${MINIO_VERSION}`);
+  const binary = path.join(dir, 'minio');
+  if (await isExecutable(binary)) return binary;
+
+  const go = (await firstOnPath('go')) ?? ((await isExecutable('/usr/local/go/bin/go')) ? '/usr/local/go/bin/go' : undefined);
+  if (!go) throw new ProvisionError(`the storage tests need MinIO: install Go (https://go.dev/dl/) so that it can be built, or set MINIO_PATH`);
+  log.info(`building MinIO ${MINIO_VERSION} with go install (first run only, a few minutes)…`);
+  const { seconds } = await timed(() =>
+    buildInPlace(dir, async (stage) => {
+      await run(go, ['install', `github.com/minio/minio@${MINIO_VERSION}`], {
+        env: { ...process.env, GOBIN: stage },
+        maxBuffer: 64 * 1024 * 1024,
+      });
+    }),
+  );
+  log.info(`MinIO ready in ${seconds} s (kept in ${dir})`);
+  return binary;
+}
+
+/** A Python with the `mcp` SDK: a virtual environment in the cache, made on first use. */
+export async function pythonWithMcp(log: Logger): Promise<string> {
+  const dir = path.join(provision().cacheDir, `python-mcp-${PYTHON_MCP_VERSION}`);
+  const python = path.join(dir, 'bin', 'python');
+  if (await isExecutable(python)) return python;
+  const system = (await firstOnPath('python3')) ?? (await firstOnPath('python'));
+  if (!system) throw new ProvisionError('the MCP interop tests need Python 3.10 or later (python3 on PATH)');
+  log.info(`installing the Python mcp SDK ${PYTHON_MCP_VERSION} into a virtual environment (first run only)…`);
+  const { seconds } = await timed(() =>
+    buildInPlace(dir, async (stage) => {
+      // Moved into place once whole: its python finds the environment from where it runs (we never call
+      // the console scripts, whose first line names the staging folder).
+      await run(system, ['-m', 'venv', stage]);
+      await run(path.join(stage, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `mcp==${PYTHON_MCP_VERSION}`], {
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    }),
+  );
+  log.info(`Python mcp SDK ready in ${seconds} s (kept in ${dir})`);
+  return python;
+}
+
+async function firstOnPath(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && (await isExecutable(path.join(dir, name)))) return path.join(dir, name);
+  }
+  return undefined;
+}
