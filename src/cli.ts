@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DomainError } from './domain/errors.ts';
 import { NewUserFields } from './domain/users/fields.ts';
 import { createLogger } from './logger.ts';
+import { ProvisionError } from './provision/download.ts';
 
 // The engines (ORM, Temporal, Koa) load only for the command that needs them: `--help` and a bad
 // setting answer at once.
@@ -18,6 +19,9 @@ const USAGE = `usage: almanac <command>
   serve                  run the API (and, in embedded mode, Postgres, Temporal and the worker)
   worker                 run a Temporal worker alone (production; needs TEMPORAL_ADDRESS)
   migrate                apply database migrations and exit
+  provision [temporal] [model]
+                         fetch the Temporal CLI and the embedding model into the cache now (both by
+                         default), e.g. while building an image; serve does it on first start anyway
   admin create-user      --username U --email E [--password P | password on stdin] [--display-name N] [--sysadmin]
 
 Configuration comes from environment variables; see README.md.`;
@@ -41,6 +45,8 @@ async function main(argv: string[]) {
       log.info('migrations are up to date');
       return;
     }
+    case 'provision':
+      return provision(config, log, rest);
     case 'admin':
       if (rest[0] === 'create-user') return adminCreateUser(config, log, rest.slice(1));
       throw new UsageError(`unknown admin command "${rest[0] ?? ''}"\n\n${USAGE}`);
@@ -76,6 +82,24 @@ async function worker(config: Config, log: Logger) {
   await running.stop();
   await search.close();
   await db.stop();
+}
+
+async function provision(config: Config, log: Logger, what: string[]) {
+  const unknown = what.filter((w) => w !== 'temporal' && w !== 'model');
+  if (unknown.length > 0) throw new UsageError(`provision: unknown part "${unknown[0]}" (temporal, model)\n\n${USAGE}`);
+  const wanted = (part: string) => what.length === 0 || what.includes(part);
+  if (wanted('temporal')) {
+    const { locateTemporalCli } = await import('./provision/temporal-cli.ts');
+    const cli = await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log);
+    console.log(`Temporal CLI: ${cli.path} (${cli.foundBy})`);
+  }
+  if (wanted('model')) {
+    const { provisionEmbeddingModel } = await import('./provision/embedding-model.ts');
+    const embeddings = config.embeddings;
+    if (embeddings.provider !== 'local') throw new UsageError('provision model: EMBEDDINGS_PROVIDER is not local, so there is no model to fetch');
+    const model = await provisionEmbeddingModel({ modelsDir: embeddings.cacheDir, hfEndpoint: embeddings.hfEndpoint, mavenUrl: embeddings.mavenUrl }, log);
+    console.log(`embedding model: ${model.modelsDir} (${model.foundBy}; EMBEDDINGS_MODEL_PATH=${model.modelsDir} loads it from there)`);
+  }
 }
 
 async function adminCreateUser(config: Config, log: Logger, args: string[]) {
@@ -152,6 +176,11 @@ main(process.argv.slice(2)).then(
     if (err instanceof ConfigError || err instanceof UsageError) {
       console.error(err.message);
       process.exit(2);
+    }
+    // Something to install or a network to reach: the message says which, a stack would only hide it.
+    if (err instanceof ProvisionError) {
+      console.error(err.message);
+      process.exit(1);
     }
     // A rule of the domain said no (a taken username, say): its message is the whole story.
     if (err instanceof DomainError) {

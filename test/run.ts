@@ -53,6 +53,8 @@ const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), 
     TEST_S3_ACCESS_KEY: minio.accessKey,
     TEST_S3_SECRET_KEY: minio.secretKey,
     TEST_PYTHON: python,
+    // What `bin/almanac serve` runs in the runtime tests: the CLI found or fetched above, not a second fetch.
+    TEMPORAL_CLI_PATH: temporal.cliPath,
     EMBEDDINGS_MODEL_PATH: modelPath,
     ALMANAC_WORKFLOW_BUNDLE: workflowBundle,
   },

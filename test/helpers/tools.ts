@@ -28,7 +28,8 @@ const provision = () => loadConfig(process.env).provision;
 /** An in-memory Temporal dev server on a free port, with no UI: for the suite and the benchmarks. */
 export async function startScratchTemporal(log: Logger) {
   const cli = await locateTemporalCli({ explicit: process.env.TEMPORAL_CLI_PATH, ...provision() }, log);
-  return startTemporalDevServer({ cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const server = await startTemporalDevServer({ cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  return { ...server, cliPath: cli.path };
 }
 
 /** EMBEDDINGS_MODEL_PATH, else the default model in the cache (fetched on first use). */

