@@ -44,7 +44,7 @@ async function until(what: string, check: () => Promise<boolean>, child: ChildPr
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
     if (await check()) return;
-    if (child.exitCode !== null) throw new Error(`almanac exited with ${child.exitCode} before ${what}:\n${output.slice(-5).join('\n')}`);
+    if (child.exitCode !== null) throw new Error(`almanac exited with ${child.exitCode} before ${what}:\n${output.slice(-15).join('\n')}`);
     if (Date.now() > deadline) throw new Error(`no ${what} within ${DEADLINE_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -110,6 +110,8 @@ export async function benchStartup(runs = 3) {
     await pg.ensureDatabase('bench_worker');
     for (let i = 0; i < runs; i++) {
       const dataDir = fs.mkdtempSync(path.join(work, 'data-'));
+      // mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
+      fs.chmodSync(dataDir, 0o755);
       const cacheDir = fs.mkdtempSync(path.join(work, 'cache-'));
       first.push(await timeServe(dataDir, cacheDir));
       warm.push(await timeServe(dataDir, cacheDir));

