@@ -17,7 +17,8 @@ import { createEmbeddingProvider } from '../../src/search/embeddings/create.ts';
 import { LocalEmbeddingProvider } from '../../src/search/embeddings/local.ts';
 import { EmbeddingsUnavailable } from '../../src/search/embeddings/provider.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { captureLog, zip } from '../helpers/fixtures-io.ts';
+import { captureLog } from '../helpers/log-capture.ts';
+import { zip } from '../helpers/zip.ts';
 import { refusedUrl, startFileServer, type Route } from '../helpers/file-server.ts';
 
 const MODEL = DEFAULT_EMBEDDING_MODEL.id;

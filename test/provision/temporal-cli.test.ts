@@ -15,7 +15,8 @@ import test from 'ava';
 import * as tar from 'tar';
 import { ProvisionError } from '../../src/provision/download.ts';
 import { locateTemporalCli, type TemporalCliRelease } from '../../src/provision/temporal-cli.ts';
-import { captureLog, zip } from '../helpers/fixtures-io.ts';
+import { captureLog } from '../helpers/log-capture.ts';
+import { zip } from '../helpers/zip.ts';
 import { refusedUrl, startFileServer, type Route } from '../helpers/file-server.ts';
 
 const VERSION = '0.0.0';
