@@ -49,11 +49,14 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
   const stopWithUs = () => child.kill('SIGTERM');
   process.on('exit', stopWithUs);
   child.once('exit', () => process.off('exit', stopWithUs));
+  // A failed start shows its first lines (a Go panic names its cause there) and its last.
+  const head: string[] = [];
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
+      if (head.length < 10) head.push(line);
+      else tail.push(line);
+      if (tail.length > 10) tail.shift();
       log.debug({ component: 'temporal' }, line);
     }
   };
@@ -66,7 +69,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
     await waitForPort(opts.port, child);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message}\n${tail.join('\n')}`);
+    throw new Error(`${(err as Error).message}\n${[...head, ...(tail.length ? ['…', ...tail] : [])].join('\n')}`);
   }
   log.info({ address, ui: opts.ui === false ? undefined : `http://localhost:${opts.uiPort}` }, 'Temporal dev server started');
   return { address, pid: child.pid!, stop: () => stopChild(child) };
