@@ -1,15 +1,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
-import { deleteDatasetsPage, deleteGroupsAndTags } from '../src/domain/admin/data-deletion.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
-import { pruneVectorIndexes, reindexDatasetsPage } from '../src/domain/admin/search.ts';
-import { Context } from '@temporalio/activity';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import type { Config } from '../src/config.ts';
 import { adminJobActivities } from './admin-jobs.ts';
 import { pipelineActivities } from './pipeline.ts';
+import { siteDataActivities } from './site-data.ts';
 
 export interface ActivityServices {
   orm: MikroORM;
@@ -26,18 +24,7 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
   return {
     ...pipelineActivities({ orm, storage, config, search }),
     ...adminJobActivities({ orm, config }),
-    async deleteDatasetsPage(pageSize: number): Promise<number> {
-      return deleteDatasetsPage(orm.em.fork(), storage, search, pageSize);
-    },
-    async deleteGroupsAndTags(): Promise<void> {
-      return deleteGroupsAndTags(orm.em.fork());
-    },
-    async reindexDatasetsPage(afterId: string | null, pageSize: number): Promise<{ count: number; lastId: string | null }> {
-      return reindexDatasetsPage({ em: orm.em.fork(), storage, config, search }, afterId, pageSize, () => Context.current().heartbeat());
-    },
-    async pruneVectorIndexes(): Promise<number> {
-      return pruneVectorIndexes(orm.em.fork(), search, () => Context.current().heartbeat());
-    },
+    ...siteDataActivities({ orm, storage, config, search }),
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
       return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
     },

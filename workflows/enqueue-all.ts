@@ -11,6 +11,7 @@ import {
 import type { Activities } from '../activities/index.ts';
 import { SHORT_ACTIVITY } from '../src/temporal/policies.ts';
 import { forEachWithLimit } from './concurrency.ts';
+import { pipelineWorkflowId } from '../src/domain/jobs/ids.ts';
 import type { pipelineWorkflow } from './pipeline.ts';
 
 const { resourcesToProcessPage } = proxyActivities<Activities>(SHORT_ACTIVITY);
@@ -56,8 +57,7 @@ export async function enqueueAllWorkflow({
       let child;
       try {
         child = await startChild<typeof pipelineWorkflow>('pipelineWorkflow', {
-          // The id every pipeline start uses (src/temporal/workflows-client.ts, pipelineWorkflowId).
-          workflowId: `pipeline-${resourceId}`,
+          workflowId: pipelineWorkflowId(resourceId),
           args: [resourceId],
           parentClosePolicy: ParentClosePolicy.ABANDON,
           cancellationType: ChildWorkflowCancellationType.ABANDON,

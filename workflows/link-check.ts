@@ -2,28 +2,9 @@ import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { RETRY_TRANSIENT, SHORT_ACTIVITY } from '../src/temporal/policies.ts';
 import { forEachWithLimit } from './concurrency.ts';
+import type { LinkCheckCounts, LinkCheckOptions } from '../src/domain/jobs/port.ts';
 
 const { linkCheckPage } = proxyActivities<Activities>(SHORT_ACTIVITY);
-
-export interface LinkCheckCounts {
-  ok: number;
-  broken: number;
-  timeout: number;
-}
-
-export interface LinkCheckOptions {
-  /** One link's whole check (HEAD, maybe GET, redirects). */
-  timeoutMs?: number;
-  /** Links checked at once. */
-  concurrency?: number;
-  /** Links read per activity call. */
-  pageSize?: number;
-  /** Pages per run before continue-as-new. */
-  pagesPerRun?: number;
-  /** Carried across continue-as-new: the last resource id done. */
-  afterId?: string | null;
-  counts?: LinkCheckCounts;
-}
 
 /**
  * `link-check` (and `link-check-<time>` from the schedule): checks every link resource of the active

@@ -3,14 +3,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SearchServices } from '../search/search-services.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import type { Workflows } from '../temporal/workflows-client.ts';
+import type { Jobs } from './jobs/port.ts';
 
 /** What a domain function may use: one EntityManager fork per request or job, plus shared services. */
 export interface DomainContext {
   em: EntityManager;
   config: Config;
   log: Logger;
-  workflows: Workflows;
+  jobs: Jobs;
   storage: ObjectStore;
   search: SearchServices;
 }

@@ -38,3 +38,21 @@ export const tooManyRequests = (code: string, detail: string, retryAfterSeconds:
   new DomainError(429, code, 'Too many requests', detail, undefined, {
     'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
+
+/** The job engine (Temporal) out of reach or too slow: the service's outage, not a bug, so 503 to retry. */
+export const jobsUnavailable = () =>
+  new DomainError(503, 'jobs_unavailable', 'Service unavailable', 'Background jobs cannot be reached right now; try again shortly.');
+
+export const deletionIncomplete = () =>
+  new DomainError(503, 'deletion_incomplete', 'Deletion incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
+
+export const purgeIncomplete = () =>
+  new DomainError(503, 'purge_incomplete', 'Purge incomplete', 'The dataset could not be purged completely; repeat the request to finish.');
+
+export const searchSyncFailed = () =>
+  new DomainError(
+    503,
+    'search_sync_failed',
+    'Search index not updated',
+    'The change is saved, but the search index could not be updated; publishing the dataset again re-runs the sync.',
+  );

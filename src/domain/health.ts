@@ -6,7 +6,7 @@ type ComponentStatus = 'ok' | 'down';
  * The service's own health, one entry per component. The database is essential (down without it);
  * any other component down leaves the service degraded (search without vectors or a model is keyword-only).
  */
-export async function checkHealth(services: Pick<Services, 'orm' | 'workflows' | 'storage' | 'search'>) {
+export async function checkHealth(services: Pick<Services, 'orm' | 'jobs' | 'storage' | 'search'>) {
   const settle = (p: Promise<boolean>) =>
     withTimeout(p, 3000).then(
       (ok): ComponentStatus => (ok ? 'ok' : 'down'),
@@ -15,7 +15,7 @@ export async function checkHealth(services: Pick<Services, 'orm' | 'workflows' |
   const { embeddings: model, vectors: index } = services.search;
   const [database, temporal, storage, vectors, embeddings] = await Promise.all([
     settle(services.orm.isConnected()),
-    settle(services.workflows.isReachable()),
+    settle(services.jobs.isReachable()),
     settle(services.storage.isHealthy()),
     settle(index.healthy()),
     // EMBEDDINGS_PROVIDER=none: search is keyword-only by choice, which is down for this component.

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Keeps the query locks apart from every other advisory lock of the service. */
-const QUERY_LOCK_SPACE = 7_301;
+export const QUERY_LOCK_SPACE = 7_301;
 
 interface PgConnection {
   query(sql: string, params: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;

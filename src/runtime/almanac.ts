@@ -13,7 +13,7 @@ import { createObjectStore } from '../storage/index.ts';
 import { createActivities } from '../../activities/index.ts';
 import { ensureLinkCheckSchedule } from '../temporal/link-check-schedule.ts';
 import { startWorker } from '../temporal/worker.ts';
-import { Workflows } from '../temporal/workflows-client.ts';
+import { TemporalJobs } from '../temporal/gateway.ts';
 import { startDatabase } from './database.ts';
 import { locateTemporalCli } from '../provision/temporal-cli.ts';
 import { startTemporalDevServer } from './temporal-dev-server.ts';
@@ -74,11 +74,11 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       stack.push({ name: 'temporal dev server', stop: () => dev.stop() });
       address = dev.address;
     }
-    const workflows = await Workflows.connect({ ...config.temporal, address });
-    stack.push({ name: 'temporal client', stop: () => workflows.close() });
+    const jobs = await TemporalJobs.connect({ ...config.temporal, address });
+    stack.push({ name: 'temporal client', stop: () => jobs.close() });
     // Every API process makes sure the deployment's schedule exists and matches its settings; without it
     // the service still serves, and links are checked on request (POST /admin/health/check).
-    await ensureLinkCheckSchedule(workflows.client, {
+    await ensureLinkCheckSchedule(jobs.client, {
       taskQueue: config.temporal.taskQueue,
       intervalMs: config.linkCheck.intervalMs,
       workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
@@ -95,7 +95,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       stack.push({ name: 'search change listener', stop: () => follower.stop() });
       loadEmbeddedIndex(db.orm.em.fork(), search);
     }
-    const services: Services = { config, log, orm: db.orm, workflows, storage, search };
+    const services: Services = { config, log, orm: db.orm, jobs, storage, search };
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {

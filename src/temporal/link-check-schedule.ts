@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
-import type { LinkCheckOptions } from '../../workflows/link-check.ts';
-import { LINK_CHECK_WORKFLOW_ID } from './admin-jobs.ts';
+import { LINK_CHECK_WORKFLOW_ID } from '../domain/jobs/ids.ts';
+import type { LinkCheckOptions } from '../domain/jobs/port.ts';
 
 export const LINK_CHECK_SCHEDULE_ID = 'link-check';
 

@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import test from 'ava';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { jobsQuery } from '../../src/temporal/admin-jobs.ts';
-import { pipelineWorkflowId } from '../../src/temporal/workflows-client.ts';
+import { jobsQuery } from '../../src/temporal/job-visibility.ts';
+import { pipelineWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth, Reply } from '../helpers/client.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -33,7 +33,7 @@ test.before(async () => {
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
   filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   app = await startTestApp({ TEMPORAL_ADDRESS: `127.0.0.1:${relay.port}`, FETCH_ALLOW_PRIVATE_NETWORKS: 'true' });
-  client = app.almanac.services.workflows.client;
+  client = app.almanac.services.jobs.client;
 });
 test.after.always(async () => {
   await relay?.open();
@@ -297,10 +297,8 @@ test.serial('with Temporal out of reach, the job endpoints answer 503 jobs_unava
   }
   const back = await eventually(() => jobs(), (r) => r.status === 200);
   t.is(back.status, 200, back.text);
-  // The SDK keeps retrying the calls that answered 503, at most 6 s apart (its backoff cap with jitter).
-  // Let those retries land on the reopened relay: one still pending when the app closes its connection
-  // would throw from its timer.
-  await new Promise((r) => setTimeout(r, 7_000));
+  // The SDK's retries of the calls that answered 503 may still be waiting: closing the app now is what
+  // the gateway's close() must survive (test/temporal/gateway.test.ts), and the file's after hook does it.
 });
 
 /** A TCP relay to Temporal that a test can cut (closing every connection and refusing new ones) and reopen. */

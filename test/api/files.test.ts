@@ -798,7 +798,7 @@ for (const store of STORES) {
     t.is(res.status, 204, res.text);
 
     // Wait for the run to end, however it ends, then look at what is left.
-    const handle = site.app.almanac.services.workflows.client.workflow.getHandle(`pipeline-${id}`);
+    const handle = site.app.almanac.services.jobs.client.workflow.getHandle(`pipeline-${id}`);
     await Promise.race([handle.result().catch(() => undefined), sleep(PIPELINE_DEADLINE_MS)]);
     t.is(await stat(site, id, 'source'), null);
     t.is(await stat(site, id, 'preview.parquet'), null, 'the preview step wrote its Parquet after the resource and its files were deleted');

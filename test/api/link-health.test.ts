@@ -54,7 +54,7 @@ test.before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   app = await startTestApp({ FETCH_ALLOW_PRIVATE_NETWORKS: 'true', LINK_CHECK_TIMEOUT: '1s' });
-  client = app.almanac.services.workflows.client;
+  client = app.almanac.services.jobs.client;
 });
 test.after.always(async () => {
   await app?.stop();

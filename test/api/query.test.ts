@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
 
@@ -179,7 +179,7 @@ test.serial('a second concurrent query of the same caller is 429 with Retry-Afte
   t.timeout(90_000);
   const auth = await asNewUser('q-busy');
   const slow = query(publicId, 'SELECT count(*) FROM range(1000000000000) a', auth);
-  await new Promise((r) => setTimeout(r, 1_500));
+  await until('the slow query holds its caller lock', () => queryRunning(app));
   const second = await query(publicId, 'SELECT 1 AS x', auth);
   isProblem(t, second, 429, 'query_busy');
   t.is(second.headers.get('retry-after'), '1');

@@ -117,7 +117,7 @@ test.serial('stats agree with the database; reindex-metadata rebuilds a vector i
   const started = await app.api.post(`${API}/admin/reindex-metadata`, {}, admin);
   t.is(started.status, 202, started.text);
   t.is(started.body.workflowId, 'reindex-metadata');
-  const result = await app.almanac.services.workflows.client.workflow.getHandle('reindex-metadata').result();
+  const result = await app.almanac.services.jobs.client.workflow.getHandle('reindex-metadata').result();
   t.true(result.datasets >= 1);
   s = await stats();
   t.is(s.indexes.packages.drift, 0);

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { QUERY_LOCK_SPACE } from '../../src/query/caller-lock.ts';
 import { startAlmanac, type RunningAlmanac } from '../../src/runtime/almanac.ts';
 import { ApiClient } from './client.ts';
 import { freePort } from './ports.ts';
@@ -94,4 +95,23 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Polls `check` until it holds (every 50 ms, for at most `timeoutMs`): synchronisation on a condition, never a sleep. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** True while a query of some caller runs: it holds that caller's advisory lock (src/query/caller-lock.ts). */
+export async function queryRunning(app: TestApp): Promise<boolean> {
+  const [row] = await app.almanac.services.orm.em.fork().execute<{ n: number }[]>(
+    `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+      where l.locktype = 'advisory' and l.granted and l.classid = ? and d.datname = current_database()`,
+    [QUERY_LOCK_SPACE],
+  );
+  return row!.n > 0;
 }

@@ -2,7 +2,7 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import { seedMcpCatalog, type McpFixture } from './fixtures.ts';
 
 /**
@@ -117,7 +117,7 @@ test.serial('bad input and refusals are tool errors the agent can read, and the 
 test.serial('a query past 15 s is a timeout error; a second concurrent query of the same caller is busy', async (t) => {
   const client = await connect(fx.memberToken);
   const slow = client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT count(*) FROM range(1000000000000)' } }, undefined, { timeout: 60_000 });
-  await new Promise((r) => setTimeout(r, 1000));
+  await until('the slow query holds its caller lock', () => queryRunning(app));
   const busy = await client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT 1' } });
   t.true(busy.isError);
   t.regex(text(busy), /query_busy/);

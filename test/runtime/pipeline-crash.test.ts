@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { pipelineWorkflowId } from '../../src/temporal/workflows-client.ts';
+import { pipelineWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
@@ -101,7 +101,7 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   }
 
   // Exactly once: one run of the workflow, the preview step attempted twice (the kill), one preview.
-  const client = app.almanac.services.workflows.client;
+  const client = app.almanac.services.jobs.client;
   const runs = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${pipelineWorkflowId(id)}'` })) runs.push(run);
   t.is(runs.length, 1, 'one workflow run');

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { purgeOrgWorkflowId } from '../../src/domain/jobs/ids.ts';
+import { startTestApp, until, type TestApp } from '../helpers/app.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
 
@@ -20,7 +21,9 @@ test('`almanac worker` alone runs the jobs the API starts, and stops cleanly on 
   const purge = await app.api.post(`/api/v1/organizations/${org.body.id}/purge`, undefined, auth);
   t.is(purge.status, 202);
 
-  await new Promise((r) => setTimeout(r, 1000));
+  // No worker polls this queue yet: the purge's first workflow task waits, scheduled and never started.
+  const purgeRun = app.almanac.services.jobs.client.workflow.getHandle(purgeOrgWorkflowId(org.body.id));
+  await until('the purge waiting for a worker', async () => (await purgeRun.describe()).raw.pendingWorkflowTask?.state === 1 /* SCHEDULED */);
   t.is((await app.api.get(`/api/v1/organizations/${org.body.id}`, auth)).status, 200, 'nothing runs the job yet');
 
   const worker = spawn(BIN, ['worker'], {

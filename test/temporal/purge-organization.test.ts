@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createActivities, type Activities } from '../../activities/index.ts';
 import { startWorker, type RunningWorker } from '../../src/temporal/worker.ts';
-import { purgeOrgWorkflowId } from '../../src/temporal/workflows-client.ts';
+import { purgeOrgWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 // A recorded run (with its failed first attempt); `RECORD_HISTORIES=1 npm test -- <this file>` refreshes it.
@@ -54,7 +54,7 @@ async function deletedOrgWithMember(name: string) {
 
 test.serial('the org purge workflow completes when an activity fails once', async (t) => {
   const { orgId, member } = await deletedOrgWithMember('flaky-org');
-  const result = await app.almanac.services.workflows.client.workflow.execute('purgeOrganizationWorkflow', {
+  const result = await app.almanac.services.jobs.client.workflow.execute('purgeOrganizationWorkflow', {
     taskQueue: flakyQueue,
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
@@ -73,7 +73,7 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
 test.serial('a purge that reaches an organization restored meanwhile removes nothing', async (t) => {
   const { orgId, member } = await deletedOrgWithMember('restored-org');
   await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, { token: app.adminToken });
-  const result = await app.almanac.services.workflows.client.workflow.execute('purgeOrganizationWorkflow', {
+  const result = await app.almanac.services.jobs.client.workflow.execute('purgeOrganizationWorkflow', {
     taskQueue: app.taskQueue,
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
@@ -89,7 +89,7 @@ test.serial('a purge that reaches an organization restored meanwhile removes not
 test.serial('restore is refused (409) while the purge workflow runs', async (t) => {
   const { orgId } = await deletedOrgWithMember('purging-org');
   // A queue no worker polls: the run stays open for as long as the test needs.
-  const handle = await app.almanac.services.workflows.client.workflow.start('purgeOrganizationWorkflow', {
+  const handle = await app.almanac.services.jobs.client.workflow.start('purgeOrganizationWorkflow', {
     taskQueue: `idle-${Date.now()}`,
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId],
@@ -129,7 +129,7 @@ test.serial('the purge removes the organization’s datasets page by page, conti
   }
   await app.api.delete(`/api/v1/organizations/${orgId}`, auth);
 
-  const handle = await app.almanac.services.workflows.client.workflow.start('purgeOrganizationWorkflow', {
+  const handle = await app.almanac.services.jobs.client.workflow.start('purgeOrganizationWorkflow', {
     taskQueue: app.taskQueue,
     workflowId: purgeOrgWorkflowId(orgId),
     args: [orgId, { pageSize: 1, pagesPerRun: 2 }],

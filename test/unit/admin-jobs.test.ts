@@ -1,12 +1,13 @@
 import test from 'ava';
-import { failureMessage, jobSubject, jobsQuery, JOB_STATUS_NAMES, JOB_TYPE_NAMES, JOB_TYPES } from '../../src/temporal/admin-jobs.ts';
+import { jobSubject, JOB_STATUS_NAMES, JOB_TYPE_NAMES, JOB_TYPES } from '../../src/domain/jobs/ids.ts';
+import { failureMessage, jobsQuery } from '../../src/temporal/job-visibility.ts';
 import {
   deleteDraftWorkflowId,
   pipelineWorkflowId,
   publishSyncWorkflowId,
   purgeDatasetWorkflowId,
   purgeOrgWorkflowId,
-} from '../../src/temporal/workflows-client.ts';
+} from '../../src/domain/jobs/ids.ts';
 
 const id = '0b7d5a52-2a53-4d6e-9d55-7a3e1f0c9b11';
 

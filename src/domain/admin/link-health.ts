@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LinkCheckStatus } from '../../entities/index.ts';
 import type { LinkProbe } from '../../net/link-probe.ts';
 import { authorize } from '../../policies/index.ts';
-import { startLinkCheck } from '../../temporal/admin-jobs.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { page, type PageRequest } from '../pagination.ts';
@@ -77,33 +76,5 @@ export async function linkCheckStats(ctx: DomainContext, actor: Actor) {
 /** POST /admin/health/check: runs `link-check` now (or joins the one running). */
 export async function requestLinkCheck(ctx: DomainContext, actor: Actor) {
   authorize(actor, 'site:administer');
-  return startLinkCheck(ctx.workflows, ctx.config.temporal.taskQueue, { timeoutMs: ctx.config.linkCheck.timeoutMs });
-}
-
-/** A page of the link resources of active datasets, after `afterId` in id order. */
-export async function linkCheckPage(em: EntityManager, afterId: string | null, limit: number): Promise<{ id: string; url: string }[]> {
-  return em.execute<{ id: string; url: string }[]>(
-    `select r.id, r.url from resources r join datasets d on d.id = r.dataset_id
-      where r.url_type = 'link' and r.url is not null and d.state = 'active'
-        and (?::uuid is null or r.id > ?::uuid)
-      order by r.id limit ?`,
-    [afterId, afterId, limit],
-  );
-}
-
-/**
- * Stores a check as the resource's latest (an upsert, so a retried activity writes the same row). A
- * resource deleted meanwhile gets no row.
- */
-export async function recordLinkCheck(em: EntityManager, resourceId: string, url: string, probe: LinkProbe, checkedAt = new Date()) {
-  const rows = await em.execute<{ resource_id: string }[]>(
-    `insert into link_checks (resource_id, url, status, http_status, checked_at, latency_ms, error)
-     select ?, ?, ?, ?, ?, ?, ? where exists (select 1 from resources where id = ?)
-     on conflict (resource_id) do update
-        set url = excluded.url, status = excluded.status, http_status = excluded.http_status,
-            checked_at = excluded.checked_at, latency_ms = excluded.latency_ms, error = excluded.error
-     returning resource_id`,
-    [resourceId, url.slice(0, 2000), probe.status, probe.httpStatus, checkedAt, probe.latencyMs, probe.error?.slice(0, 1000) ?? null, resourceId],
-  );
-  return rows.length > 0;
+  return ctx.jobs.startLinkCheck({ timeoutMs: ctx.config.linkCheck.timeoutMs });
 }

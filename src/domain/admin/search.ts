@@ -3,47 +3,11 @@ import { authorize } from '../../policies/index.ts';
 import type { SearchServices } from '../../search/search-services.ts';
 import { syncDatasetSearch, type SearchSyncDeps } from '../../search/sync.ts';
 import { INDEX_NAMES, type IndexName } from '../../search/vectors/vector-index.ts';
-import { startReindex } from '../../temporal/admin-jobs.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import type { PageRequest } from '../pagination.ts';
 import { likePattern, page } from '../pagination.ts';
-
-/** One page of the reindex: every dataset after `afterId`, whatever its state (a draft's traces go). */
-export async function reindexDatasetsPage(deps: SearchSyncDeps, afterId: string | null, limit: number, heartbeat: () => void) {
-  const rows = await deps.em.execute<{ id: string }[]>(
-    'select id from datasets where (?::uuid is null or id > ?::uuid) order by id limit ?',
-    [afterId, afterId, limit],
-  );
-  for (const { id } of rows) {
-    await syncDatasetSearch({ ...deps, em: deps.em.fork() }, id);
-    heartbeat();
-  }
-  return { count: rows.length, lastId: rows.length === limit ? rows.at(-1)!.id : null };
-}
-
-/** Drops the vectors no point backs any more (left by a crash between the two writes, or an old model). */
-export async function pruneVectorIndexes(em: EntityManager, search: SearchServices, heartbeat: () => void): Promise<number> {
-  let pruned = 0;
-  for (const index of INDEX_NAMES) {
-    const orphans: string[] = [];
-    for (let offset = 0; ; offset += 1000) {
-      const { points } = await search.vectors.browse(index, { offset, limit: 1000 });
-      if (points.length === 0) break;
-      const known = await em.execute<{ id: string }[]>('select id from search_points where index = ? and id = any(?::uuid[])', [
-        index,
-        `{${points.map((p) => p.id).join(',')}}`,
-      ]);
-      const backed = new Set(known.map((r) => r.id));
-      orphans.push(...points.filter((p) => !backed.has(p.id)).map((p) => p.id));
-      heartbeat();
-    }
-    if (orphans.length) await search.vectors.deleteIds(index, orphans);
-    pruned += orphans.length;
-  }
-  return pruned;
-}
 
 /**
  * GET /admin/search/stats: per index, the points the database holds, the vectors the index holds, how
@@ -151,5 +115,5 @@ export async function browseSearch(ctx: DomainContext, actor: Actor, index: Inde
 /** POST /admin/reindex-metadata: the rebuild runs as the workflow `reindex-metadata` (a running one is joined). */
 export async function requestReindex(ctx: DomainContext, actor: Actor) {
   authorize(actor, 'site:administer');
-  return startReindex(ctx.workflows, ctx.config.temporal.taskQueue);
+  return ctx.jobs.startReindex();
 }

@@ -45,7 +45,7 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
     await flushDataset(tx);
     return detail(tx, dataset);
   });
-  await ctx.workflows.syncSearch(record.id);
+  await ctx.jobs.syncSearch(record.id);
   return record;
 }
 
@@ -79,7 +79,7 @@ export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: 
     await flushDataset(tx);
     return detail(tx, dataset);
   });
-  if (record.state === 'active') await ctx.workflows.syncSearch(record.id);
+  if (record.state === 'active') await ctx.jobs.syncSearch(record.id);
   return record;
 }
 
@@ -110,7 +110,7 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
     return detail(tx, dataset);
   });
   // Also the retry point after a sync that failed: publishing an active dataset re-runs it.
-  await ctx.workflows.syncSearch(record.id);
+  await ctx.jobs.syncSearch(record.id);
   return record;
 }
 
@@ -121,12 +121,12 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
 export async function deleteDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['draft', 'active', 'deleted']);
   authorize(actor, 'dataset:delete', subject);
-  if (dataset.state === 'draft') return ctx.workflows.deleteDraft(dataset.id);
+  if (dataset.state === 'draft') return ctx.jobs.deleteDraft(dataset.id);
   if (dataset.state === 'deleted') return;
   dataset.state = 'deleted';
   dataset.deletedAt = new Date();
   await ctx.em.flush();
-  await ctx.workflows.syncSearch(dataset.id);
+  await ctx.jobs.syncSearch(dataset.id);
 }
 
 export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
@@ -136,7 +136,7 @@ export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId:
   dataset.state = 'active';
   dataset.deletedAt = null;
   await ctx.em.flush();
-  await ctx.workflows.syncSearch(dataset.id);
+  await ctx.jobs.syncSearch(dataset.id);
   return detail(ctx, dataset);
 }
 
@@ -145,5 +145,5 @@ export async function purgeDataset(ctx: DomainContext, actor: Actor, nameOrId: s
   const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['active', 'deleted']);
   authorize(actor, 'dataset:purge', subject);
   if (dataset.state !== 'deleted') throw conflict('Only a deleted dataset can be purged; delete it first.');
-  await ctx.workflows.purgeDataset(dataset.id);
+  await ctx.jobs.purgeDataset(dataset.id);
 }

@@ -8,27 +8,8 @@ import { isUuid } from '../ids.ts';
 import { likePattern, page } from '../pagination.ts';
 import { orgRolesOf } from './access.ts';
 import { presentDataset } from './present.ts';
+import type { DatasetListQuery } from './list-query.ts';
 import { searchDatasets } from './search.ts';
-
-export interface DatasetListQuery {
-  q?: string;
-  semantic?: boolean;
-  offset: number;
-  limit: number;
-  organization?: string[];
-  groups?: string[];
-  tags?: string[];
-  res_format?: string[];
-  license_id?: string[];
-  creator_user_id?: string;
-  name?: string;
-  state?: 'active' | 'deleted' | 'draft';
-  my_org?: boolean;
-  private?: boolean;
-  sort_by?: 'updated' | 'created' | 'name';
-  sort_order?: 'asc' | 'desc';
-  include_facets?: boolean;
-}
 
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
 const NOT_ON_DRAFTS = ['tags', 'groups', 'res_format', 'license_id', 'creator_user_id', 'my_org', 'include_facets'] as const;

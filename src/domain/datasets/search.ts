@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../pagination.ts';
-import type { DatasetListQuery } from './list.ts';
+import type { DatasetListQuery } from './list-query.ts';
 
 /**
  * GET /packages?q=: keyword and semantic retrieval fused by reciprocal rank. Both retrievers apply

@@ -89,7 +89,7 @@ export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: Gr
 export async function restoreGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string) {
   authorize(actor, 'group:restore');
   const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
-  if (kind === 'organization' && (await ctx.workflows.isOrganizationPurgeRunning(group.id))) {
+  if (kind === 'organization' && (await ctx.jobs.isOrganizationPurgeRunning(group.id))) {
     throw conflict('This organization is being purged; it can no longer be restored.');
   }
   group.state = 'active';
@@ -115,7 +115,7 @@ export async function purgeCategory(ctx: DomainContext, actor: Actor, nameOrId: 
 /** An organization purge runs as the workflow `purge-org-<id>`; a repeat request joins the running one. */
 export async function requestOrganizationPurge(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const group = await loadPurgeable(ctx, actor, 'organization', nameOrId);
-  return ctx.workflows.startOrganizationPurge(group.id);
+  return ctx.jobs.startOrganizationPurge(group.id);
 }
 
 export async function myOrganizations(ctx: DomainContext, actor: Actor, req: PageRequest) {

@@ -5,7 +5,7 @@ import { Resource } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import { previewKey, sourceKey } from '../../storage/keys.ts';
 import { LocalObjectStore } from '../../storage/local.ts';
-import { pipelineWorkflowId } from '../../temporal/workflows-client.ts';
+import { pipelineWorkflowId } from '../jobs/ids.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
@@ -165,7 +165,7 @@ async function complete(ctx: DomainContext, resource: Resource, bytes: { size: n
 async function startPipeline(ctx: DomainContext, resourceId: string) {
   // Queued before the start, so the run's own "running" can never be overwritten by this request.
   await markQueued(ctx.em, resourceId, pipelineWorkflowId(resourceId));
-  await ctx.workflows.startPipeline(resourceId);
+  await ctx.jobs.startPipeline(resourceId);
 }
 
 /** POST /resources/{id}/run-pipeline: again over the current bytes (an upload needs them first). */

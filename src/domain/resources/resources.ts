@@ -155,7 +155,7 @@ export async function resourceFormats(ctx: DomainContext, actor: Actor) {
 
 /** Resource names and descriptions are part of an active dataset's search document. */
 async function syncIfSearchable(ctx: DomainContext, dataset: Dataset) {
-  if (dataset.state === 'active') await ctx.workflows.syncSearch(dataset.id);
+  if (dataset.state === 'active') await ctx.jobs.syncSearch(dataset.id);
 }
 
 async function flushResources(ctx: DomainContext) {

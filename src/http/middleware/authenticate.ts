@@ -25,7 +25,7 @@ export function authenticate(services: Services): Middleware {
       em: services.orm.em.fork(),
       config: services.config,
       log: ctx.log,
-      workflows: services.workflows,
+      jobs: services.jobs,
       storage: services.storage,
       search: services.search,
     };

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { adminJobStats, listAdminJobs, requestEnqueueAll } from '../../../../domain/admin/jobs.ts';
 import { defineRoute } from '../../../../http/route.ts';
 import { Accepted, listOf, paging } from '../../../../http/schemas.ts';
-import { JOB_STATUS_NAMES, JOB_TYPE_NAMES } from '../../../../temporal/admin-jobs.ts';
+import { JOB_STATUS_NAMES, JOB_TYPE_NAMES, jobSubject, jobTypeOf } from '../../../../domain/jobs/ids.ts';
+import type { JobRun } from '../../../../domain/jobs/port.ts';
 
 const JobRecord = z
   .object({
@@ -19,6 +20,21 @@ const JobRecord = z
     uiUrl: z.string().describe('This run in the Temporal Web UI'),
   })
   .meta({ id: 'Job', description: 'A workflow run, from Temporal visibility' });
+
+/** A run as GET /admin/jobs shows it: its job type's name and the record it works on, read from its id. */
+function presentJob(run: JobRun): z.infer<typeof JobRecord> {
+  return {
+    workflowId: run.workflowId,
+    runId: run.runId,
+    type: jobTypeOf(run.workflowType),
+    status: run.status,
+    ...jobSubject(run.workflowType, run.workflowId),
+    startedAt: run.startedAt.toISOString(),
+    closedAt: run.closedAt?.toISOString() ?? null,
+    ...(run.error !== undefined ? { error: run.error } : {}),
+    uiUrl: run.uiUrl,
+  };
+}
 
 const StatusCounts = z.record(z.enum(JOB_STATUS_NAMES), z.number().int());
 const JobStats = z
@@ -39,7 +55,10 @@ export const adminJobRoutes = [
       ...paging,
     }),
     response: listOf(JobRecord),
-    handle: ({ domain, actor, query }) => listAdminJobs(domain, actor, { type: query.type, status: query.status }, query),
+    handle: async ({ domain, actor, query }) => {
+      const jobs = await listAdminJobs(domain, actor, { type: query.type, status: query.status }, query);
+      return { ...jobs, results: jobs.results.map(presentJob) };
+    },
   }),
   defineRoute({
     method: 'get', path: '/admin/jobs/stats', tag: 'admin', access: 'sysadmin',

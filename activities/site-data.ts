@@ -1,0 +1,78 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { Context } from '@temporalio/activity';
+import type { Config } from '../src/config.ts';
+import { removeDatasetFiles } from '../src/domain/resources/file-removal.ts';
+import type { SearchServices } from '../src/search/search-services.ts';
+import { removeDatasetVectors, syncDatasetSearch, type SearchSyncDeps } from '../src/search/sync.ts';
+import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
+import type { ObjectStore } from '../src/storage/object-store.ts';
+
+/** Activities of the site-wide jobs over every dataset: `delete-all-data` and `reindex-metadata`. */
+export function siteDataActivities({ orm, storage, config, search }: { orm: MikroORM; storage: ObjectStore; config: Config; search: SearchServices }) {
+  return {
+    async deleteDatasetsPage(pageSize: number): Promise<number> {
+      return deleteDatasetsPage(orm.em.fork(), storage, search, pageSize);
+    },
+    async deleteGroupsAndTags(): Promise<void> {
+      return deleteGroupsAndTags(orm.em.fork());
+    },
+    async reindexDatasetsPage(afterId: string | null, pageSize: number): Promise<{ count: number; lastId: string | null }> {
+      return reindexDatasetsPage({ em: orm.em.fork(), storage, config, search }, afterId, pageSize, () => Context.current().heartbeat());
+    },
+    async pruneVectorIndexes(): Promise<number> {
+      return pruneVectorIndexes(orm.em.fork(), search, () => Context.current().heartbeat());
+    },
+  };
+}
+
+/** A page of datasets with their files (resources, tag and category links cascade); idempotent. */
+async function deleteDatasetsPage(em: EntityManager, storage: ObjectStore, search: SearchServices, pageSize: number): Promise<number> {
+  const ids = (await em.execute<{ id: string }[]>('select id from datasets order by id limit ?', [pageSize])).map((r) => r.id);
+  await removeDatasetFiles(em, storage, ids);
+  await removeDatasetVectors(search, ids);
+  if (ids.length) await em.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids);
+  return ids.length;
+}
+
+/** Once no dataset is left: organizations and categories (memberships cascade) and tags. Users stay. */
+async function deleteGroupsAndTags(em: EntityManager): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute('delete from groups');
+    await tx.execute('delete from tags');
+  });
+}
+
+/** One page of the reindex: every dataset after `afterId`, whatever its state (a draft's traces go). */
+async function reindexDatasetsPage(deps: SearchSyncDeps, afterId: string | null, limit: number, heartbeat: () => void) {
+  const rows = await deps.em.execute<{ id: string }[]>(
+    'select id from datasets where (?::uuid is null or id > ?::uuid) order by id limit ?',
+    [afterId, afterId, limit],
+  );
+  for (const { id } of rows) {
+    await syncDatasetSearch({ ...deps, em: deps.em.fork() }, id);
+    heartbeat();
+  }
+  return { count: rows.length, lastId: rows.length === limit ? rows.at(-1)!.id : null };
+}
+
+/** Drops the vectors no point backs any more (left by a crash between the two writes, or an old model). */
+async function pruneVectorIndexes(em: EntityManager, search: SearchServices, heartbeat: () => void): Promise<number> {
+  let pruned = 0;
+  for (const index of INDEX_NAMES) {
+    const orphans: string[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const { points } = await search.vectors.browse(index, { offset, limit: 1000 });
+      if (points.length === 0) break;
+      const known = await em.execute<{ id: string }[]>('select id from search_points where index = ? and id = any(?::uuid[])', [
+        index,
+        `{${points.map((p) => p.id).join(',')}}`,
+      ]);
+      const backed = new Set(known.map((r) => r.id));
+      orphans.push(...points.filter((p) => !backed.has(p.id)).map((p) => p.id));
+      heartbeat();
+    }
+    if (orphans.length) await search.vectors.deleteIds(index, orphans);
+    pruned += orphans.length;
+  }
+  return pruned;
+}

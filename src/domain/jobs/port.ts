@@ -1,0 +1,92 @@
+import type { Page, PageRequest } from '../pagination.ts';
+import type { JobStatus, JobType } from './ids.ts';
+
+/**
+ * What the domain asks of background jobs, declared here and implemented by the Temporal gateway
+ * (src/temporal/gateway.ts), so that no rule depends on the engine that runs the work. Every method that
+ * cannot reach the engine throws the `jobs_unavailable` error (503): the request can be retried.
+ */
+export interface Jobs {
+  /** A running purge is joined; a completed one is not run again; a failed one may be re-run. */
+  startOrganizationPurge(orgId: string): Promise<JobStart>;
+  /** True while `purge-org-<id>` runs; restoring must not race it. */
+  isOrganizationPurgeRunning(orgId: string): Promise<boolean>;
+  /** `delete-all-data`; a running one is joined. */
+  startDataDeletion(): Promise<JobStart>;
+  /** `pipeline-<resourceId>` over the resource's current bytes; a run busy with older bytes is replaced. */
+  startPipeline(resourceId: string): Promise<JobStart>;
+  /** Runs `delete-draft-<id>` and waits for it (503 `deletion_incomplete` when it cannot finish). */
+  deleteDraft(datasetId: string): Promise<void>;
+  /** Runs `purge-dataset-<id>` and waits for it (503 `purge_incomplete`). */
+  purgeDataset(datasetId: string): Promise<void>;
+  /** Runs `publish-sync-<id>` and waits for it, so a change is searchable when its request returns. */
+  syncSearch(datasetId: string): Promise<void>;
+  /** `enqueue-all`: the pipeline for every resource; a running one is joined. */
+  startEnqueueAll(): Promise<JobStart>;
+  /** `reindex-metadata`; a running one is joined. */
+  startReindex(): Promise<JobStart>;
+  /** A link check now; one already running (started here or by the schedule) is joined. */
+  startLinkCheck(options: LinkCheckOptions): Promise<JobStart>;
+  /** This deployment's job runs, running first, then the most recently closed. */
+  list(filter: JobFilter, req: PageRequest): Promise<Page<JobRun>>;
+  /** Counts of this deployment's jobs per status, overall and per type. */
+  stats(): Promise<JobStats>;
+  /** True when the engine answers; for /api/health. */
+  isReachable(): Promise<boolean>;
+}
+
+/** A job started (or joined), and where an operator watches it. */
+export interface JobStart {
+  workflowId: string;
+  runId: string;
+  uiUrl: string;
+}
+
+export interface JobFilter {
+  type?: JobType;
+  status?: JobStatus;
+}
+
+/** One run of a job as the engine reports it. */
+export interface JobRun {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  /** A JOB_STATUS_NAMES value; one this list does not know, lower-cased. */
+  status: string;
+  startedAt: Date;
+  closedAt: Date | null;
+  /** Failed runs only: the failure's message, down to its root cause (null when it is no longer kept). */
+  error?: string | null;
+  /** The run's history in the engine's UI. */
+  uiUrl: string;
+}
+
+export type StatusCounts = Record<JobStatus, number>;
+
+export interface JobStats {
+  total: number;
+  byStatus: StatusCounts;
+  byType: Record<JobType, { total: number } & StatusCounts>;
+}
+
+export interface LinkCheckCounts {
+  ok: number;
+  broken: number;
+  timeout: number;
+}
+
+/** Settings of a link check run; the workflow carries the cursor and counts across continue-as-new. */
+export interface LinkCheckOptions {
+  /** One link's whole check (HEAD, maybe GET, redirects). */
+  timeoutMs?: number;
+  /** Links checked at once. */
+  concurrency?: number;
+  /** Links read per activity call. */
+  pageSize?: number;
+  /** Pages per run before continue-as-new. */
+  pagesPerRun?: number;
+  /** Carried across continue-as-new: the last resource id done. */
+  afterId?: string | null;
+  counts?: LinkCheckCounts;
+}
