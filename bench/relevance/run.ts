@@ -76,7 +76,7 @@ async function reindexAndWait(base: string, headers: Record<string, string>) {
   }
   const workflowId = (JSON.parse(askedBody) as { workflowId?: string }).workflowId;
   progress(`reindex started (workflow ${workflowId}); waiting for the index, at most ${INDEX_TIMEOUT_MS / 1000}s`);
-  let stats: IndexStats = {};
+  let stats: IndexStats;
   for (;;) {
     const reply = await fetch(`${base}/admin/search/stats`, { headers });
     if (reply.status === 404) {

@@ -69,7 +69,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions, log
     await waitForPort(opts.port, child);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message}\n${[...head, ...(tail.length ? ['…', ...tail] : [])].join('\n')}`);
+    throw new Error(`${(err as Error).message}\n${[...head, ...(tail.length ? ['…', ...tail] : [])].join('\n')}`, { cause: err });
   }
   log.info({ address, ui: opts.ui === false ? undefined : `http://localhost:${opts.uiPort}` }, 'Temporal dev server started');
   return { address, pid: child.pid!, stop: () => stopChild(child) };

@@ -124,7 +124,7 @@ export class S3ObjectStore implements ObjectStore {
     } catch (err) {
       if (err instanceof S3Error && err.code === 'NoSuchKey') throw new ObjectNotFoundError(key);
       if (err instanceof S3Error && err.code === 'InvalidRange') {
-        throw new RangeError(`range starts at ${range!.start}, past the end of ${key}`);
+        throw new RangeError(`range starts at ${range!.start}, past the end of ${key}`, { cause: err });
       }
       throw err;
     }

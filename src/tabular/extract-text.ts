@@ -54,6 +54,7 @@ export async function extractText(options: ExtractTextOptions): Promise<string> 
   }
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this strips
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 function flatten(text: string): string {

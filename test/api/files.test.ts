@@ -89,8 +89,11 @@ const CITIES_UTF16LE_BOM = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from
 function csvOfSize(size: number) {
   let text = 'n,label\n';
   let i = 0;
-  while (text.length + 40 < size) text += `${++i},row-${i}\n`;
-  const last = `${++i},`;
+  while (text.length + 40 < size) {
+    i++;
+    text += `${i},row-${i}\n`;
+  }
+  const last = `${i + 1},`;
   text += `${last}${'z'.repeat(size - text.length - last.length - 1)}\n`;
   const bytes = Buffer.from(text);
   if (bytes.length !== size) throw new Error(`csvOfSize(${size}) made ${bytes.length} bytes`);

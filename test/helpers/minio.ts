@@ -44,7 +44,7 @@ export async function startMinio(binary: string, dataDir: string): Promise<Runni
     await waitUntilReady(endpoint, child);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message} (${binary})\n${tail.join('\n')}`);
+    throw new Error(`${(err as Error).message} (${binary})\n${tail.join('\n')}`, { cause: err });
   }
   return { endpoint, accessKey, secretKey, stop: () => stopChild(child) };
 }

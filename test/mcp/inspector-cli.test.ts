@@ -44,7 +44,7 @@ function inspector(args: string[], token?: string): Promise<InspectorRun> {
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      let result: unknown = null;
+      let result: unknown;
       try {
         result = stdout.trim() ? JSON.parse(stdout) : null;
       } catch {

@@ -29,7 +29,6 @@ interface Harness {
 
 async function localHarness(): Promise<Harness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-store-'));
-  let store: LocalObjectStore;
   // Almanac's own upload route is not part of the store; this minimal one plays it so the contract covers
   // the URL presignPut builds, the verifier and put together, as a browser would use them.
   const server = http.createServer((req, res) => {
@@ -54,7 +53,7 @@ async function localHarness(): Promise<Harness> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  store = new LocalObjectStore({ dir: path.join(dir, 'files'), publicUrl, signingKeyFile: path.join(dir, 'signing.key') });
+  const store = new LocalObjectStore({ dir: path.join(dir, 'files'), publicUrl, signingKeyFile: path.join(dir, 'signing.key') });
   await store.ensureReady();
   return {
     store,

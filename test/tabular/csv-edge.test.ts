@@ -239,6 +239,7 @@ for (const file of files) {
     // Whatever the preview holds, its contents text is bounded and free of control characters.
     const text = await extractText({ parquetPath: preview.parquetPath, includeHeader: preview.dialect.header });
     t.true(Buffer.byteLength(text) <= DEFAULT_TEXT_MAX_BYTES);
+    // eslint-disable-next-line no-control-regex -- the extract must carry no control characters
     t.notRegex(text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
 }

@@ -1,8 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SearchServices } from '../../search/search-services.ts';
-import { removeDatasetVectors } from '../../search/sync.ts';
-import type { ObjectStore } from '../../storage/object-store.ts';
-import { removeDatasetFiles } from '../resources/file-removal.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';

@@ -1,6 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LinkCheckStatus } from '../../entities/index.ts';
-import type { LinkProbe } from '../../net/link-probe.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';

@@ -1,7 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { authorize } from '../../policies/index.ts';
-import type { SearchServices } from '../../search/search-services.ts';
-import { syncDatasetSearch, type SearchSyncDeps } from '../../search/sync.ts';
 import { INDEX_NAMES, type IndexName } from '../../search/vectors/vector-index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
