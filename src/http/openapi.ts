@@ -1,5 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
+import { ERROR_CODE_NAMES, ERROR_CODES } from '../domain/errors.ts';
 import { ALMANAC_VERSION } from '../version.ts';
 import type { Route } from './route.ts';
 
@@ -8,7 +9,10 @@ const Problem = z
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
-    code: z.string().describe('Stable machine-readable code, e.g. validation_failed'),
+    code: z.enum(ERROR_CODE_NAMES).describe(
+      'Stable machine-readable code; clients branch on it. The catalogue (src/domain/errors.ts):\n' +
+        ERROR_CODE_NAMES.map((code) => `- \`${code}\`: ${ERROR_CODES[code].status} ${ERROR_CODES[code].title}`).join('\n'),
+    ),
     detail: z.string().optional(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { FieldError } from '../domain/errors.ts';
+import type { DomainError, FieldError } from '../domain/errors.ts';
 
 export const PROBLEM_BASE = 'https://almanac.dev/problems/';
 
@@ -13,21 +13,17 @@ export interface Problem {
   instance?: string;
 }
 
-/** Writes an RFC 9457 problem details body. */
-export function sendProblem(
-  ctx: Context,
-  p: { status: number; code: string; title: string; detail?: string; errors?: FieldError[] },
-  headers: Record<string, string> = {},
-) {
+/** Writes a catalogued error (src/domain/errors.ts) as an RFC 9457 problem details body, with its headers. */
+export function sendProblem(ctx: Context, p: DomainError, headers: Record<string, string> = {}) {
   const body: Problem = {
     type: PROBLEM_BASE + p.code,
     title: p.title,
     status: p.status,
     code: p.code,
-    ...(p.detail ? { detail: p.detail } : {}),
+    ...(p.message ? { detail: p.message } : {}),
     ...(p.errors?.length ? { errors: p.errors } : {}),
   };
-  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  for (const [k, v] of Object.entries({ ...p.headers, ...headers })) ctx.set(k, v);
   ctx.status = p.status;
   ctx.type = 'application/problem+json';
   ctx.body = body;

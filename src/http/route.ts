@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z, type ZodObject, type ZodType } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { DomainError, notFound, type FieldError } from '../domain/errors.ts';
+import { DomainError, type FieldError, invalidParameters, notFound, unsupportedMediaType, validationFailed } from '../domain/errors.ts';
 import { authorize } from '../policies/index.ts';
 import { fieldErrors } from './validate.ts';
 
@@ -69,10 +69,7 @@ function parseInput<T extends ZodType>(schema: T, raw: unknown, fail: (errors: F
   throw fail(errors);
 }
 
-const invalidQuery = (errors: FieldError[]) =>
-  new DomainError(400, 'invalid_parameters', 'Invalid query parameters', 'Some query parameters are invalid.', errors);
-const invalidBody = (errors: FieldError[]) =>
-  new DomainError(422, 'validation_failed', 'Validation failed', 'The request body has invalid fields.', errors);
+const invalidBody = (errors: FieldError[]) => validationFailed(errors, 'The request body has invalid fields.');
 
 /** Where a NUL character hides in the input (PostgreSQL text cannot hold one), as a field path. */
 function nulAt(value: unknown, path = ''): string | undefined {
@@ -97,11 +94,11 @@ export function mountRoutes(router: Router, routes: Route[]) {
       if (route.access === 'user') authorize(ctx.state.actor, 'self:manage');
       if (route.access === 'sysadmin') authorize(ctx.state.actor, 'site:administer');
       const params = route.params ? parseParams(route.params, ctx.params) : undefined;
-      const query = route.query ? parseInput(route.query, normaliseQuery(ctx.query), invalidQuery) : undefined;
+      const query = route.query ? parseInput(route.query, normaliseQuery(ctx.query), invalidParameters) : undefined;
       let body;
       if (route.body) {
         if (ctx.request.length && !ctx.request.is('application/json', 'application/*+json')) {
-          throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+          throw unsupportedMediaType();
         }
         body = parseInput(route.body, ctx.request.body, invalidBody);
       }

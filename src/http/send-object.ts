@@ -1,5 +1,6 @@
 import { pipeline, Transform } from 'node:stream';
 import type { Context } from 'koa';
+import { rangeNotSatisfiable } from '../domain/errors.ts';
 import type { StoredObject } from '../domain/resources/files.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { sendProblem } from './problem.ts';
@@ -23,7 +24,7 @@ export async function sendObject(ctx: Context, storage: ObjectStore, object: Sto
   const range = parseRange(ctx.get('Range') || undefined, object.size);
   if (range === 'unsatisfiable') {
     ctx.remove('Content-Disposition');
-    sendProblem(ctx, { status: 416, code: 'range_not_satisfiable', title: 'Range not satisfiable', detail: `The object has ${object.size} bytes.` }, {
+    sendProblem(ctx, rangeNotSatisfiable(object.size), {
       'Content-Range': `bytes */${object.size}`,
     });
     return;

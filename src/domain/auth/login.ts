@@ -1,6 +1,6 @@
 import { User } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
-import { DomainError } from '../errors.ts';
+import { invalidCredentials } from '../errors.ts';
 import { presentUser } from '../users/present.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
@@ -11,9 +11,6 @@ export interface Credentials {
   email?: string;
   password: string;
 }
-
-const invalidCredentials = () =>
-  new DomainError(401, 'invalid_credentials', 'Authentication failed', 'The username, email or password is wrong.');
 
 /** Checks credentials under the login throttle and opens a session. */
 export async function login(ctx: DomainContext, credentials: Credentials, clientIp: string) {

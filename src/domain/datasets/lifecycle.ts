@@ -3,7 +3,7 @@ import { Dataset, Resource } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, DomainError, unauthenticated, validationFailed } from '../errors.ts';
+import { conflict, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
@@ -98,7 +98,7 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
       ...(dataset.licenseId ? [] : [{ path: 'licenseId', message: 'is required to publish' }]),
     ];
     if (missing.length) {
-      throw new DomainError(400, 'publish_requirements_missing', 'Publish requirements missing', 'The draft cannot be published yet.', missing);
+      throw publishRequirementsMissing(missing);
     }
     authorize(actor, 'dataset:publish', datasetSubject(dataset, roles));
     if (dataset.state === 'draft') {

@@ -3,7 +3,7 @@ import { Dataset, Resource } from '../../entities/index.ts';
 import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { DomainError, unauthenticated } from '../errors.ts';
+import { unauthenticated, unsupportedFilter } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern, page } from '../pagination.ts';
 import { orgRolesOf } from './access.ts';
@@ -27,8 +27,10 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   if (state === 'draft') {
     const refused = NOT_ON_DRAFTS.filter((key) => query[key] !== undefined);
     if (refused.length) {
-      throw new DomainError(400, 'unsupported_filter', 'Unsupported filter', `The draft listing does not accept ${refused.join(', ')}.`,
-        refused.map((path) => ({ path, message: 'is not supported on the draft listing' })));
+      throw unsupportedFilter(
+        `The draft listing does not accept ${refused.join(', ')}.`,
+        refused.map((path) => ({ path, message: 'is not supported on the draft listing' })),
+      );
     }
   }
 

@@ -8,7 +8,7 @@ import { LocalObjectStore } from '../../storage/local.ts';
 import { pipelineWorkflowId } from '../jobs/ids.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, DomainError, notFound } from '../errors.ts';
+import { conflict, invalidSignature, noPreview, notFound, notText, uploadTooLarge, uploadUrlExpired } from '../errors.ts';
 import { markQueued, presentPipelineStatus } from '../pipeline/record.ts';
 import { loadVisibleResource } from './resources.ts';
 import { presentResource } from './present.ts';
@@ -29,8 +29,6 @@ interface UploadInfo {
   contentType?: string;
 }
 
-const tooLarge = (max: number) =>
-  new DomainError(413, 'upload_too_large', 'Upload too large', `Files larger than ${max} bytes cannot be uploaded here.`);
 
 /** A resource the actor may change (editor of its dataset), of a dataset that is not deleted. */
 async function loadEditableResource(ctx: DomainContext, actor: Actor, id: string) {
@@ -63,7 +61,7 @@ async function rememberUpload(ctx: DomainContext, resourceId: string, info: Uplo
 /** POST /resources/{id}/upload-url: a PUT straight to the store, valid for UPLOAD_URL_TTL_SECONDS. */
 export async function issueUploadUrl(ctx: DomainContext, actor: Actor, id: string, intent: UploadIntent) {
   const { resource } = await loadUploadResource(ctx, actor, id);
-  if (intent.size > ctx.config.uploads.maxBytes) throw tooLarge(ctx.config.uploads.maxBytes);
+  if (intent.size > ctx.config.uploads.maxBytes) throw uploadTooLarge(ctx.config.uploads.maxBytes);
   await rememberUpload(ctx, resource.id, { filename: intent.filename, contentType: intent.contentType }, 'pendingUpload');
   const signed = await ctx.storage.presignPut(sourceKey(resource.id), {
     contentType: intent.contentType,
@@ -79,7 +77,7 @@ function measure(max: number) {
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
-      if (size > max) return done(tooLarge(max));
+      if (size > max) return done(uploadTooLarge(max));
       hash.update(chunk);
       done(null, chunk);
     },
@@ -119,7 +117,7 @@ export async function uploadThroughApi(
 ) {
   const { resource } = await loadUploadResource(ctx, actor, id);
   const max = ctx.config.uploads.maxBytes;
-  if (meta.contentLength !== undefined && meta.contentLength > max) throw tooLarge(max);
+  if (meta.contentLength !== undefined && meta.contentLength > max) throw uploadTooLarge(max);
   const { size, hash } = await storeStream(ctx, sourceKey(resource.id), body, meta.contentType, max);
   await rememberUpload(ctx, resource.id, { filename: meta.filename, contentType: meta.contentType }, 'upload');
   await ctx.em.refresh(resource);
@@ -138,7 +136,7 @@ export async function completeUpload(ctx: DomainContext, actor: Actor, id: strin
   // An S3 presigned PUT takes any size: the limit is enforced here, and what broke it is not kept.
   if (stat.size > max) {
     await ctx.storage.remove(sourceKey(resource.id));
-    throw tooLarge(max);
+    throw uploadTooLarge(max);
   }
   const hash = createHash('sha256');
   await pump(await ctx.storage.read(sourceKey(resource.id)), hash);
@@ -224,7 +222,7 @@ export async function openPreview(ctx: DomainContext, actor: Actor, id: string):
 
 async function previewOf(ctx: DomainContext, resource: Resource): Promise<StoredObject> {
   const stat = resource.url ? await ctx.storage.stat(sourceKey(resource.id)) : null;
-  if (!stat) throw new DomainError(404, 'no_preview', 'No preview', 'There is no preview of this resource yet; the pipeline makes one.');
+  if (!stat) throw noPreview();
   const detected = resource.extras.detected as { mimetype?: string } | null | undefined;
   return {
     key: sourceKey(resource.id),
@@ -247,7 +245,7 @@ export async function openText(ctx: DomainContext, actor: Actor, id: string) {
   const { resource } = await loadVisibleResource(ctx, actor, id);
   const detected = resource.extras.detected as { format?: string | null; text?: boolean } | null | undefined;
   if (detected && detected.text === false) {
-    throw new DomainError(400, 'not_text', 'Not text', `This resource is ${detected.format ?? 'binary'}, which has no text form.`);
+    throw notText(detected.format);
   }
   const preview = resource.extras.preview as { encoding?: string } | null | undefined;
   return { ...(await previewOf(ctx, resource)), encoding: preview?.encoding ?? 'utf-8' };
@@ -266,12 +264,10 @@ export async function acceptSignedUpload(
   if (!(ctx.storage instanceof LocalObjectStore)) throw notFound('The upload URL');
   const verdict = ctx.storage.verifyPresignedPut(presented);
   if (!verdict.ok) {
-    throw verdict.reason === 'expired'
-      ? new DomainError(403, 'upload_url_expired', 'Upload URL expired', 'This upload URL has expired; ask for a new one.')
-      : new DomainError(403, 'invalid_signature', 'Invalid signature', 'This upload URL is not valid: its signature does not match.');
+    throw verdict.reason === 'expired' ? uploadUrlExpired() : invalidSignature();
   }
   const max = ctx.config.uploads.maxBytes;
-  if (contentLength !== undefined && contentLength > max) throw tooLarge(max);
+  if (contentLength !== undefined && contentLength > max) throw uploadTooLarge(max);
   const { size } = await storeStream(ctx, presented.key, body, presented.contentType, max);
   return { size };
 }

@@ -4,7 +4,7 @@ import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, DomainError, notFound } from '../errors.ts';
+import { conflict, notFound, registrationDisabled } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern, page, type PageRequest } from '../pagination.ts';
 import { presentUser, presentUserSummary } from './present.ts';
@@ -46,7 +46,7 @@ export async function createUser(ctx: Pick<DomainContext, 'em'>, input: NewUser)
 
 export async function registerUser(ctx: DomainContext, input: Omit<NewUser, 'sysadmin'>) {
   if (!ctx.config.site.registrationEnabled) {
-    throw new DomainError(403, 'registration_disabled', 'Registration disabled', 'This site does not accept new registrations.');
+    throw registrationDisabled();
   }
   return presentUser(await createUser(ctx, { ...input, sysadmin: false }), { withEmail: true });
 }

@@ -3,16 +3,13 @@ import { anonymous, type Actor } from '../../domain/actor.ts';
 import { userForSession } from '../../domain/auth/sessions.ts';
 import { userForToken } from '../../domain/auth/tokens.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { DomainError, forbidden } from '../../domain/errors.ts';
+import { forbidden, invalidToken } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** `__Secure-` only over HTTPS, where browsers accept it (DESIGN §4). */
 export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-almanac_session' : 'almanac_session');
-
-const invalidToken = () =>
-  new DomainError(401, 'invalid_token', 'Authentication failed', 'The API token is malformed, unknown, expired or revoked.');
 
 /**
  * Gives each request its own EntityManager fork and resolves who is calling: a Bearer token, else the

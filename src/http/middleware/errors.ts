@@ -1,7 +1,17 @@
 import { DriverException } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
 import pg from 'pg';
-import { DomainError } from '../../domain/errors.ts';
+import {
+  DomainError,
+  badRequest,
+  internalError,
+  malformedBody,
+  malformedJson,
+  methodNotAllowed,
+  payloadTooLarge,
+  routeNotFound,
+  unsupportedMediaType,
+} from '../../domain/errors.ts';
 import { sendProblem } from '../problem.ts';
 
 interface HttpError {
@@ -11,13 +21,21 @@ interface HttpError {
   code?: unknown;
 }
 
-const GENERIC_4XX: Record<number, { code: string; title: string }> = {
-  400: { code: 'bad_request', title: 'Bad request' },
-  405: { code: 'method_not_allowed', title: 'Method not allowed' },
-  413: { code: 'payload_too_large', title: 'Payload too large' },
-  415: { code: 'unsupported_media_type', title: 'Unsupported media type' },
-  501: { code: 'method_not_allowed', title: 'Method not allowed' },
-};
+/** The client errors Koa's body parser and router raise, by status, as catalogued errors. */
+function clientError(ctx: Context, status: number, e: HttpError): DomainError {
+  const detail = e.expose ? e.message : undefined;
+  switch (status) {
+    case 405:
+    case 501:
+      return methodNotAllowed(ctx.method, ctx.path);
+    case 413:
+      return payloadTooLarge(detail);
+    case 415:
+      return unsupportedMediaType(detail);
+    default:
+      return badRequest(detail);
+  }
+}
 
 /**
  * Turns every failure into problem+json. Domain errors carry their own status and code; the client
@@ -28,39 +46,32 @@ export const problemErrors: Middleware = async (ctx, next) => {
   try {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) {
-      sendProblem(ctx, { status: 404, code: 'not_found', title: 'Not found', detail: `No route matches ${ctx.method} ${ctx.path}.` });
+      sendProblem(ctx, routeNotFound(ctx.method, ctx.path));
     }
   } catch (err) {
     if (err instanceof DomainError) {
-      sendProblem(ctx, { status: err.status, code: err.code, title: err.title, detail: err.message, errors: err.errors }, err.headers);
+      sendProblem(ctx, err);
       return;
     }
     const e = err as HttpError;
     // co-body marks its JSON.parse failure with status 400.
     if (err instanceof SyntaxError && e.status === 400) {
-      sendProblem(ctx, { status: 400, code: 'malformed_json', title: 'Malformed request body', detail: 'The body is not valid JSON.' });
+      sendProblem(ctx, malformedJson());
       return;
     }
     // Koa's body parser and router put a 4xx status on the client errors they find.
     const status = e.status && e.status >= 400 && e.status < 500 ? e.status : e.status === 501 ? 501 : undefined;
     if (status) {
-      const generic = GENERIC_4XX[status] ?? { code: 'bad_request', title: 'Bad request' };
-      const detail = status === 405 || status === 501 ? `${ctx.method} is not allowed on ${ctx.path}.` : e.expose ? e.message : undefined;
-      sendProblem(ctx, { status, ...generic, detail: detail ?? generic.title });
+      sendProblem(ctx, clientError(ctx, status, e));
       return;
     }
     // A body that claims gzip or deflate but does not inflate.
     if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      sendProblem(ctx, { status: 400, code: 'malformed_body', title: 'Malformed request body', detail: 'The body does not match its Content-Encoding.' });
+      sendProblem(ctx, malformedBody());
       return;
     }
     logUnhandled(ctx, err);
-    sendProblem(ctx, {
-      status: 500,
-      code: 'internal_error',
-      title: 'Internal server error',
-      detail: `Something went wrong on our side; quote request id ${ctx.state.requestId} when reporting it.`,
-    });
+    sendProblem(ctx, internalError(ctx.state.requestId));
   }
 };
 

@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { DomainError } from '../../../domain/errors.ts';
+import { invalidMultipart, uploadMissingFile } from '../../../domain/errors.ts';
 
 export interface UploadBody {
   stream: Readable;
@@ -10,7 +10,6 @@ export interface UploadBody {
   filename?: string;
 }
 
-const noFile = () => new DomainError(400, 'upload_missing_file', 'No file', 'The multipart body has no file part.');
 
 /**
  * The bytes of POST /resources/{id}/upload, as a stream: the raw body, or the first file part of a
@@ -28,15 +27,15 @@ export function uploadBody(ctx: Context): Promise<UploadBody> {
       // Browsers and fetch send file names as raw UTF-8, whatever RFC 7578's default charset says.
       parser = busboy({ headers: ctx.req.headers, limits: { files: 1 }, defParamCharset: 'utf8' });
     } catch (err) {
-      return reject(new DomainError(400, 'invalid_multipart', 'Invalid multipart body', (err as Error).message));
+      return reject(invalidMultipart((err as Error).message));
     }
     let found = false;
     parser.on('file', (_name, stream, info) => {
       found = true;
       resolve({ stream, contentType: info.mimeType, filename: info.filename });
     });
-    parser.on('error', (err) => (found ? undefined : reject(new DomainError(400, 'invalid_multipart', 'Invalid multipart body', (err as Error).message))));
-    parser.on('close', () => (found ? undefined : reject(noFile())));
+    parser.on('error', (err) => (found ? undefined : reject(invalidMultipart((err as Error).message))));
+    parser.on('close', () => (found ? undefined : reject(uploadMissingFile())));
     // pipeline, not pipe: a client that disconnects must end the parser (and the file stream being
     // stored) with an error, or the upload would wait for bytes that never come.
     pipeline(ctx.req, parser, () => undefined);
