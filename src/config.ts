@@ -51,6 +51,8 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: booleanFlag.default(false),
     TRUST_PROXY_HOPS: positiveInt.default(1),
+    // Tests (and a staging deployment, if you like): every JSON response is checked against its schema.
+    ALMANAC_SELF_CHECK: booleanFlag.default(false),
     MAX_JSON_BODY: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
 
     DATABASE_URL: z
@@ -174,6 +176,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       trustProxy: e.TRUST_PROXY,
       trustedProxyHops: e.TRUST_PROXY_HOPS,
       maxJsonBody: e.MAX_JSON_BODY,
+      selfCheck: e.ALMANAC_SELF_CHECK,
     },
     logLevel: e.LOG_LEVEL,
     dataDir,

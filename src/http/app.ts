@@ -20,7 +20,7 @@ export function createHttpApp(services: Services) {
   app.silent = true;
 
   const v1 = new Router({ prefix: '/api/v1' });
-  mountRoutes(v1, v1Routes);
+  mountRoutes(v1, v1Routes, { selfCheck: services.config.http.selfCheck });
 
   const health = new Router();
   health.get('/api/health', async (ctx) => {

@@ -4,6 +4,7 @@ import { z, type ZodObject, type ZodType } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
 import { DomainError, type FieldError, invalidParameters, notFound, unsupportedMediaType, validationFailed } from '../domain/errors.ts';
+import { auditPolicies, PolicyNotConsulted } from '../policies/audit.ts';
 import { authorize } from '../policies/index.ts';
 import { fieldErrors } from './validate.ts';
 
@@ -22,7 +23,19 @@ export interface RouteInput<P, Q, B> {
   ctx: Context;
 }
 
-export interface Route<P extends ZodObject | undefined = any, Q extends ZodObject | undefined = any, B extends ZodType | undefined = any> {
+/**
+ * What a handler may return: exactly what its response schema accepts, so what is sent and what the
+ * OpenAPI document promises are tied at compile time (and checked at run time in the test suite).
+ * A route without a schema answers 204 (undefined) or streams its own response.
+ */
+type Reply<R> = R extends ZodType ? z.input<R> : void;
+
+export interface Route<
+  P extends ZodObject | undefined = any,
+  Q extends ZodObject | undefined = any,
+  B extends ZodType | undefined = any,
+  R extends ZodType | undefined = any,
+> {
   method: Method;
   /** OpenAPI style: `/organizations/{nameOrId}`. */
   path: string;
@@ -44,12 +57,19 @@ export interface Route<P extends ZodObject | undefined = any, Q extends ZodObjec
   streamedResponse?: { mediaType: string; statuses: Record<number, string> };
   /** Status of a successful response (a handler may set ctx.state.status); returning undefined answers 204. */
   status?: number;
-  response?: ZodType;
-  handle(input: RouteInput<P, Q, B>): Promise<unknown>;
+  response?: R;
+  /** Why this route's action needs no authorization rule (the self-check audit asks every other one). */
+  noPolicy?: string;
+  handle(input: RouteInput<P, Q, B>): Promise<Reply<R>>;
 }
 
-export const defineRoute = <P extends ZodObject | undefined = undefined, Q extends ZodObject | undefined = undefined, B extends ZodType | undefined = undefined>(
-  route: Route<P, Q, B>,
+export const defineRoute = <
+  P extends ZodObject | undefined = undefined,
+  Q extends ZodObject | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
+>(
+  route: Route<P, Q, B, R>,
 ) => route;
 
 /** A path that does not parse names nothing that exists. */
@@ -84,34 +104,79 @@ function nulAt(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
-/** Registers routes on a Koa router: parse (zod) → handler → present. */
-export function mountRoutes(router: Router, routes: Route[]) {
+/**
+ * Registers routes on a Koa router: parse (zod) → handler → present. With `selfCheck` (the test
+ * suite turns it on) every JSON response is checked against the route's response schema before it is
+ * sent, undeclared fields included: a mismatch is a 500 and an error log line naming the route, so the
+ * OpenAPI document the schemas generate stays true.
+ */
+export function mountRoutes(router: Router, routes: Route[], opts: { selfCheck?: boolean } = {}) {
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     router[route.method](koaPath, async (ctx) => {
-      // Who may call at all is settled before the input is read: an anonymous caller learns 401, not
-      // which fields would be wrong. Finer rules are the domain's, through the same policies.
-      if (route.access === 'user') authorize(ctx.state.actor, 'self:manage');
-      if (route.access === 'sysadmin') authorize(ctx.state.actor, 'site:administer');
-      const params = route.params ? parseParams(route.params, ctx.params) : undefined;
-      const query = route.query ? parseInput(route.query, normaliseQuery(ctx.query), invalidParameters) : undefined;
-      let body;
-      if (route.body) {
-        if (ctx.request.length && !ctx.request.is('application/json', 'application/*+json')) {
-          throw unsupportedMediaType();
-        }
-        body = parseInput(route.body, ctx.request.body, invalidBody);
-      }
-      const result = await route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
+      const serve = () => handleRoute(route, ctx);
+      const result = opts.selfCheck ? await audited(route, serve) : await serve();
       if (route.streamedResponse) return;
       if (result === undefined) {
         ctx.status = 204;
         return;
       }
+      if (opts.selfCheck) checkResponse(route, result);
       ctx.status = ctx.state.status ?? route.status ?? 200;
       ctx.body = result;
     });
   }
+}
+
+/** Gate, parse, act: what a request of this route does, up to the value it answers with. */
+async function handleRoute(route: Route, ctx: Context) {
+  // Who may call at all is settled before the input is read: an anonymous caller learns 401, not
+  // which fields would be wrong. Finer rules are the domain's, through the same policies.
+  if (route.access === 'user') authorize(ctx.state.actor, 'self:manage');
+  if (route.access === 'sysadmin') authorize(ctx.state.actor, 'site:administer');
+  const params = route.params ? parseParams(route.params, ctx.params) : undefined;
+  const query = route.query ? parseInput(route.query, normaliseQuery(ctx.query), invalidParameters) : undefined;
+  let body;
+  if (route.body) {
+    if (ctx.request.length && !ctx.request.is('application/json', 'application/*+json')) {
+      throw unsupportedMediaType();
+    }
+    body = parseInput(route.body, ctx.request.body, invalidBody);
+  }
+  return route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
+}
+
+export class ResponseMismatch extends Error {}
+
+/**
+ * A request under the authorization audit: finishing without asking any rule (the route's gate counts)
+ * is a bug, unless the route says why it needs none.
+ */
+async function audited(route: Route, serve: () => Promise<unknown>) {
+  const { result, consulted } = await auditPolicies(serve);
+  if (!consulted && !route.noPolicy) {
+    throw new PolicyNotConsulted(`${route.method.toUpperCase()} ${route.path} finished without consulting any authorization rule`);
+  }
+  return result;
+}
+
+/** The response as JSON, checked against the schema, and nothing more than the schema declares. */
+function checkResponse(route: Route, result: unknown) {
+  const where = `${route.method.toUpperCase()} ${route.path}`;
+  if (!route.response) throw new ResponseMismatch(`${where} declares no response body but its handler returned one`);
+  const sent = JSON.parse(JSON.stringify(result));
+  const parsed = route.response.safeParse(sent);
+  if (!parsed.success) throw new ResponseMismatch(`${where}: the response does not match its schema: ${z.prettifyError(parsed.error)}`);
+  if (canonical(parsed.data) !== canonical(sent)) {
+    throw new ResponseMismatch(`${where}: the response carries fields its schema does not declare: ${canonical(sent)}`);
+  }
+}
+
+/** JSON with object keys sorted, to compare two values regardless of key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }
 
 /** `tags[]=a&tags[]=b` and `tags=a&tags=b` both arrive as `tags: [a, b]`. */

@@ -1,9 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
 import { DomainError, notQueryable } from '../domain/errors.ts';
+import { auditPolicies, PolicyNotConsulted } from '../policies/audit.ts';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
 import { listGroups } from '../domain/groups/groups.ts';
@@ -32,23 +34,35 @@ const json = (value: unknown): CallToolResult => ({
   structuredContent: value as Record<string, unknown>,
 });
 
-/** A domain refusal (not found, not queryable, busy, timeout…) is a tool error the agent can read. */
-async function run(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/**
+ * Runs a tool's action. A domain refusal (not found, not queryable, busy, timeout…) is a tool error the
+ * agent can read. With self-checks on, an action that finished without asking any authorization rule
+ * fails (src/policies/audit.ts).
+ */
+const runner = (selfCheck: boolean, log: Logger) => async (work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
   try {
-    return await work();
+    if (!selfCheck) return await work();
+    const { result, consulted } = await auditPolicies(work);
+    if (!consulted && !result.isError) {
+      const err = new PolicyNotConsulted('an MCP tool finished without consulting any authorization rule');
+      log.error({ err }, 'self-check failed');
+      throw err;
+    }
+    return result;
   } catch (err) {
     if (err instanceof DomainError) {
       return { isError: true, content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }] };
     }
     throw err;
   }
-}
+};
 
 const offset = z.number().int().min(0).default(0).describe('Results to skip, for paging');
 const limit = (byDefault: number, max: number) => z.number().int().min(1).max(max).default(byDefault).describe(`Results per page (at most ${max})`);
 
 export function createMcpServer(caller: McpCaller): McpServer {
   const { domain, actor } = caller;
+  const run = runner(domain.config.http.selfCheck, domain.log);
   const server = new McpServer(
     { name: 'almanac', title: domain.config.site.name, version: ALMANAC_VERSION },
     {

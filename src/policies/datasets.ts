@@ -1,6 +1,7 @@
 import type { Actor } from '../domain/actor.ts';
 import type { DatasetState, MemberRole } from '../entities/index.ts';
 import { hasRole } from './roles.ts';
+import { recordPolicyConsulted } from './audit.ts';
 
 /**
  * Who may see and change a dataset, in one place, in two forms that must agree: a predicate over one
@@ -18,6 +19,7 @@ export interface DatasetSubject {
 }
 
 export function canReadDataset(a: Actor, s: DatasetSubject): boolean {
+  recordPolicyConsulted();
   if (a.sysadmin) return true;
   if (s.orgDeleted) return false;
   switch (s.state) {
@@ -32,6 +34,7 @@ export function canReadDataset(a: Actor, s: DatasetSubject): boolean {
 
 /** Editing: editors of the owning organization; a draft also by its creator. */
 export function canEditDataset(a: Actor, s: DatasetSubject): boolean {
+  recordPolicyConsulted();
   if (a.sysadmin || hasRole(s.orgRole, 'editor')) return true;
   return s.state === 'draft' && a.userId !== null && s.creatorId === a.userId;
 }
@@ -47,6 +50,7 @@ const inLiveOrganization = { $or: [{ ownerOrg: null }, { ownerOrg: { state: 'act
 
 /** The same rule as canReadDataset, as a MikroORM filter over `datasets`. */
 export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
+  recordPolicyConsulted();
   if (a.sysadmin) return {};
   const memberOf = [...roles.keys()];
   const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
@@ -66,6 +70,7 @@ export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
  * organization. `includePrivate` is the listing's `private` flag: without it, public points only.
  */
 export function visibleVectorsFilter(a: Actor, roles: OrgRoles, deletedOrgIds: string[], includePrivate: boolean) {
+  recordPolicyConsulted();
   const privateOrgIds: string[] | 'all' = !includePrivate ? [] : a.sysadmin ? 'all' : [...roles.keys()];
   return { privateOrgIds, ...(a.sysadmin || deletedOrgIds.length === 0 ? {} : { excludeOrgIds: deletedOrgIds }) };
 }
@@ -75,6 +80,7 @@ export function visibleVectorsFilter(a: Actor, roles: OrgRoles, deletedOrgIds: s
  * editor or above. Narrower than what a sysadmin may open one by one, on purpose: it is a work list.
  */
 export function draftListingFilter(a: Actor, roles: OrgRoles) {
+  recordPolicyConsulted();
   const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
   return {
     state: 'draft' as const,

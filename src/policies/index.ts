@@ -4,6 +4,7 @@ import type { MemberRole } from '../entities/index.ts';
 import type { RecordState } from '../entities/base.ts';
 import { canEditDataset, canReadDataset, type DatasetSubject } from './datasets.ts';
 import { hasRole } from './roles.ts';
+import { recordPolicyConsulted } from './audit.ts';
 
 /**
  * Every permission decision of spec §5 lives in this table: one pure rule per action, over the actor
@@ -22,6 +23,8 @@ export interface OwnedSubject {
 export { hasRole } from './roles.ts';
 
 const rules = {
+  /** Active organizations and categories are public (their counts apply the dataset visibility rule). */
+  'group:list': () => true,
   'group:list-deleted': (a: Actor) => a.sysadmin,
   'group:create': (a: Actor) => a.sysadmin,
   'group:read': (a: Actor, s: GroupSubject) => s.state === 'active' || a.sysadmin,
@@ -53,6 +56,7 @@ type SubjectOf<A extends Action> = Parameters<(typeof rules)[A]>[1];
 type ActionArgs<A extends Action> = SubjectOf<A> extends undefined ? [] : [subject: NonNullable<SubjectOf<A>>];
 
 export function can<A extends Action>(actor: Actor, action: A, ...[subject]: ActionArgs<A>): boolean {
+  recordPolicyConsulted();
   const rule = rules[action] as (actor: Actor, subject: unknown) => boolean;
   return rule(actor, subject);
 }

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { ExecutionContext } from 'ava';
 
-export const CSV_EDGE = '/work/shared/data/csv-edge';
-export const REAL_CSV = '/work/shared/data/real-csv';
+// ../shared/data beside this checkout (SOURCES.md there says where each file comes from).
+export const CSV_EDGE = join(import.meta.dirname, '../../../shared/data/csv-edge');
+export const REAL_CSV = join(import.meta.dirname, '../../../shared/data/real-csv');
 
 /** A fresh directory removed when the test ends, pass or fail. */
 export async function scratchDir(t: ExecutionContext): Promise<string> {

@@ -1,16 +1,10 @@
 import { Context } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { createActivities, type Activities } from '../../activities/index.ts';
 import { startWorker, type RunningWorker } from '../../src/temporal/worker.ts';
 import { purgeOrgWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
-// A recorded run (with its failed first attempt); `RECORD_HISTORIES=1 npm test -- <this file>` refreshes it.
-const HISTORY_FILE = path.resolve('test/temporal/histories/purge-organization.json');
 
 let app: TestApp;
 let worker: RunningWorker;
@@ -61,10 +55,6 @@ test.serial('the org purge workflow completes when an activity fails once', asyn
   });
   t.deepEqual(result, { removed: true, datasets: 0 });
   t.deepEqual(attempts, [1, 2]);
-  if (process.env.RECORD_HISTORIES) {
-    const args = ['workflow', 'show', '-w', purgeOrgWorkflowId(orgId), '--address', process.env.TEST_TEMPORAL_ADDRESS!, '-o', 'json'];
-    await fs.writeFile(HISTORY_FILE, execFileSync('temporal', args));
-  }
   t.is((await app.api.get(`/api/v1/organizations/${orgId}`, { token: app.adminToken })).status, 404);
   const mine = await app.api.get('/api/v1/users/me/organizations', { token: member.token });
   t.is(mine.body.count, 0);
@@ -103,14 +93,6 @@ test.serial('restore is refused (409) while the purge workflow runs', async (t) 
   }
   const restored = await app.api.post(`/api/v1/organizations/${orgId}/restore`, undefined, { token: app.adminToken });
   t.is(restored.status, 200);
-});
-
-test('the purge workflow replays a recorded history deterministically', async (t) => {
-  const history = JSON.parse(await fs.readFile(HISTORY_FILE, 'utf8'));
-  t.true(history.events.length > 10);
-  await t.notThrowsAsync(
-    Worker.runReplayHistory({ workflowsPath: path.resolve('workflows/index.ts'), replayName: 'purge-organization' }, history),
-  );
 });
 
 test.serial('the purge removes the organization’s datasets page by page, continuing as new, then the organization', async (t) => {

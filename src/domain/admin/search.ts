@@ -92,8 +92,8 @@ export async function searchDocument(ctx: DomainContext, actor: Actor, index: In
   const indexed = await ctx.search.vectors.get(index, id).catch(() => null);
   return {
     ...presentPoint(row),
-    embedding: vector ? { model, dimensions: vector.dimensions } : null,
-    indexed: indexed ? { payload: indexed.payload } : null,
+    embedding: vector && model ? { model, dimensions: vector.dimensions } : null,
+    indexed: indexed ? { payload: { ...indexed.payload } } : null,
   };
 }
 

@@ -105,7 +105,8 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
     top(knex('datasets as d').whereIn('d.id', ids()).whereNotNull('d.license_id')
       .select('d.license_id as name').count('* as count').groupBy('d.license_id')),
   ]);
-  const counted = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ ...r, count: Number(r.count) }));
+  const counted = (rows: Array<Record<string, unknown>>) =>
+    rows.map((r) => ({ name: String(r.name), ...(typeof r.title === 'string' ? { title: r.title } : {}), count: Number(r.count) }));
   return {
     organization: counted(organization),
     groups: counted(groups),

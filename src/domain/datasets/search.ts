@@ -41,11 +41,11 @@ const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
 
 /** The listing's filters as a vector filter; null when a filter names nothing, so nothing can match. */
 async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery): Promise<VectorFilter | null> {
-  const deleted = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'] });
+  const deleted = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'], disableIdentityMap: true });
   const filter: VectorFilter = visibleVectorsFilter(actor, roles, deleted.map((g) => g.id), query.private === true);
   const groupIds = async (kind: 'organization' | 'category', refs: string[]) => {
     const ids = refs.filter(isUuid);
-    const rows = await ctx.em.find(Group, { kind, $or: [{ name: { $in: refs } }, ...(ids.length ? [{ id: { $in: ids } }] : [])] }, { fields: ['id'] });
+    const rows = await ctx.em.find(Group, { kind, $or: [{ name: { $in: refs } }, ...(ids.length ? [{ id: { $in: ids } }] : [])] }, { fields: ['id'], disableIdentityMap: true });
     return rows.map((g) => g.id);
   };
   if (query.organization) filter.orgIds = await groupIds('organization', query.organization);

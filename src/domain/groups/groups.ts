@@ -38,7 +38,7 @@ export async function roleOf(ctx: DomainContext, actor: Actor, groupId: string):
 
 export async function listGroups(ctx: DomainContext, actor: Actor, kind: GroupKind, filter: GroupFilter, req: PageRequest) {
   const state = filter.state ?? 'active';
-  if (state === 'deleted') authorize(actor, 'group:list-deleted');
+  authorize(actor, state === 'deleted' ? 'group:list-deleted' : 'group:list');
   const where = {
     kind,
     state,

@@ -12,6 +12,7 @@ import { conflict, invalidSignature, noPreview, notFound, notText, uploadTooLarg
 import { markQueued, presentPipelineStatus } from '../pipeline/record.ts';
 import { loadVisibleResource } from './resources.ts';
 import { presentResource } from './present.ts';
+import type { TableSchema } from '../../tabular/column-schema.ts';
 
 /**
  * The bytes of upload resources: presigned and proxied uploads, completion, and what the pipeline made
@@ -183,9 +184,9 @@ export async function pipelineStatus(ctx: DomainContext, actor: Actor, id: strin
 /** GET /resources/{id}/schema: the spec's schema record; unqueryable until a preview exists. */
 export async function resourceSchema(ctx: DomainContext, actor: Actor, id: string) {
   const { resource } = await loadVisibleResource(ctx, actor, id);
-  const preview = resource.extras.preview as { schema?: unknown } | null | undefined;
+  const preview = resource.extras.preview as { schema?: TableSchema } | null | undefined;
   const queryable = resource.extras.queryable === true && !!preview?.schema;
-  return { id: resource.id, queryable, schema: queryable ? preview!.schema : null };
+  return { id: resource.id, queryable, schema: queryable ? preview!.schema! : null };
 }
 
 export interface StoredObject {

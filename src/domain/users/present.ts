@@ -6,7 +6,7 @@ export interface UserRecord {
   email?: string;
   displayName: string | null;
   sysadmin: boolean;
-  state: string;
+  state: 'active' | 'deleted';
   createdAt: string;
 }
 

@@ -24,6 +24,7 @@ export const authRoutes = [
     summary: 'Create an account (when site settings allow registration)',
     tag: 'auth',
     access: 'public',
+    noPolicy: 'anyone may register while the site allows it (a setting, checked in the domain)',
     body: RegisterBody,
     status: 201,
     response: UserRecord,
@@ -35,6 +36,7 @@ export const authRoutes = [
     summary: 'Log in with username or email and password; sets the session cookie',
     tag: 'auth',
     access: 'public',
+    noPolicy: 'the credentials are the check',
     body: LoginBody,
     response: UserRecord,
     async handle({ domain, body, ctx }) {
@@ -49,6 +51,7 @@ export const authRoutes = [
     summary: 'End the current session and clear its cookie',
     tag: 'auth',
     access: 'public',
+    noPolicy: 'ends only the session the request itself carries',
     async handle({ domain, ctx }) {
       const secret = ctx.cookies.get(sessionCookieName(ctx));
       if (secret) await closeSession(domain, secret);

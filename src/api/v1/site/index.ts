@@ -18,6 +18,7 @@ export const siteRoutes = [
     summary: 'Public site settings: name, registration, version, features',
     tag: 'site',
     access: 'public',
+    noPolicy: 'public settings of the site, the same for everyone',
     response: SiteSettings,
     handle: async ({ domain }) => siteSettings(domain.config),
   }),

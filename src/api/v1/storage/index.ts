@@ -6,6 +6,7 @@ import { defineRoute } from '../../../http/route.ts';
 export const storageRoutes = [
   defineRoute({
     method: 'put', path: '/storage/{key}', tag: 'files', access: 'public',
+    noPolicy: "the URL's HMAC signature is the credential, checked in the domain",
     summary: 'Target of a presigned upload URL on the local store; the signature authorizes it (403 when tampered or expired)',
     params: z.object({ key: z.string().min(1).max(500) }),
     query: z.object({ expires: z.string().max(20), signature: z.string().max(128) }),

@@ -1,0 +1,106 @@
+/**
+ * Records one real history of every workflow into test/temporal/histories/, for the replay test
+ * (test/temporal/replay.test.ts) that catches a change breaking determinism. Run it again when a
+ * workflow changes on purpose (with a patch or a new version), and commit the files:
+ *
+ *   npx tsx test/temporal/record-histories.ts
+ *
+ * It starts its own PostgreSQL and Temporal dev server, runs the app on the local file store, drives
+ * each workflow through the API as a user would, and saves each run with `temporal workflow show -o json`.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger } from '../../src/logger.ts';
+import {
+  DELETE_ALL_DATA_WORKFLOW_ID,
+  ENQUEUE_ALL_WORKFLOW_ID,
+  LINK_CHECK_WORKFLOW_ID,
+  REINDEX_WORKFLOW_ID,
+  deleteDraftWorkflowId,
+  pipelineWorkflowId,
+  publishSyncWorkflowId,
+  purgeDatasetWorkflowId,
+  purgeOrgWorkflowId,
+} from '../../src/domain/jobs/ids.ts';
+import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/ports.ts';
+import { startScratchTemporal } from '../helpers/tools.ts';
+
+const OUT = path.resolve(import.meta.dirname, 'histories');
+const log = createLogger('warn');
+const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-histories-'));
+await fs.chmod(dir, 0o755);
+const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+const temporal = await startScratchTemporal(log);
+process.env.TEST_PG_URL = pg.url('postgres');
+process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
+// A link for the link check and the pipeline's fetch step, served on loopback.
+const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n'));
+await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+const linkUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/data.csv`;
+
+const app = await startTestApp({ FETCH_ALLOW_PRIVATE_NETWORKS: 'true' });
+const auth = { token: app.adminToken };
+const { client } = app.almanac.services.jobs;
+const settle = (workflowId: string) => client.workflow.getHandle(workflowId).result();
+const ok = <T extends { status: number; text: string }>(reply: T, expected = [200, 201, 202, 204]) => {
+  if (!expected.includes(reply.status)) throw new Error(`${reply.status}: ${reply.text}`);
+  return reply;
+};
+const recorded: Record<string, string> = {};
+
+try {
+  const org = ok(await app.api.post('/api/v1/organizations', { name: 'history-org' }, auth)).body;
+  // An active dataset with a link: publish-sync on create, and a pipeline fetching the link.
+  const dataset = ok(await app.api.post('/api/v1/packages', { name: 'history-data', ownerOrg: org.id, licenseId: 'cc-by', resources: [{ url: linkUrl, format: 'CSV' }] }, auth)).body;
+  const resourceId = dataset.resources[0].id as string;
+  recorded['publish-sync'] = publishSyncWorkflowId(dataset.id);
+  ok(await app.api.post(`/api/v1/resources/${resourceId}/run-pipeline`, undefined, auth));
+  await settle(pipelineWorkflowId(resourceId));
+  recorded.pipeline = pipelineWorkflowId(resourceId);
+
+  ok(await app.api.post('/api/v1/admin/jobs/enqueue-all', undefined, auth));
+  await settle(ENQUEUE_ALL_WORKFLOW_ID);
+  recorded['enqueue-all'] = ENQUEUE_ALL_WORKFLOW_ID;
+  ok(await app.api.post('/api/v1/admin/health/check', undefined, auth));
+  await settle(LINK_CHECK_WORKFLOW_ID);
+  recorded['link-check'] = LINK_CHECK_WORKFLOW_ID;
+  ok(await app.api.post('/api/v1/admin/reindex-metadata', undefined, auth));
+  await settle(REINDEX_WORKFLOW_ID);
+  recorded['reindex-metadata'] = REINDEX_WORKFLOW_ID;
+
+  const draft = ok(await app.api.post('/api/v1/packages/drafts', { name: 'history-draft' }, auth)).body;
+  ok(await app.api.delete(`/api/v1/packages/${draft.id}`, auth));
+  recorded['delete-draft'] = deleteDraftWorkflowId(draft.id);
+
+  ok(await app.api.delete(`/api/v1/packages/${dataset.id}`, auth));
+  ok(await app.api.post(`/api/v1/packages/${dataset.id}/purge`, undefined, auth));
+  recorded['purge-dataset'] = purgeDatasetWorkflowId(dataset.id);
+
+  ok(await app.api.delete(`/api/v1/organizations/${org.id}`, auth));
+  ok(await app.api.post(`/api/v1/organizations/${org.id}/purge`, undefined, auth));
+  await settle(purgeOrgWorkflowId(org.id));
+  recorded['purge-organization'] = purgeOrgWorkflowId(org.id);
+
+  ok(await app.api.post('/api/v1/organizations', { name: 'history-org-2' }, auth));
+  ok(await app.api.delete('/api/v1/admin/data', auth));
+  await settle(DELETE_ALL_DATA_WORKFLOW_ID);
+  recorded['delete-all-data'] = DELETE_ALL_DATA_WORKFLOW_ID;
+
+  for (const [name, workflowId] of Object.entries(recorded)) {
+    const json = execFileSync(temporal.cliPath, ['workflow', 'show', '-w', workflowId, '--address', temporal.address, '-o', 'json']);
+    await fs.writeFile(path.join(OUT, `${name}.json`), json);
+    console.log(`recorded ${name} (${workflowId})`);
+  }
+} finally {
+  await app.stop();
+  site.close();
+  await temporal.stop();
+  await pg.stop();
+  await fs.rm(dir, { recursive: true, force: true });
+}
