@@ -8,20 +8,14 @@
  * Replicas differ from their record only by a region and year in the title, which their copied points
  * leave out: the vectors are real, the catalog is 53 near-copies of 1,878 records.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { startAlmanac } from '../src/runtime/almanac.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { embeddingModelPath, startScratchTemporal } from '../test/helpers/tools.ts';
+import { embeddingModelPath} from '../test/helpers/tools.ts';
 import { packageText } from '../src/search/documents.ts';
 import { fillIndexFromDatabase } from '../src/search/index-loader.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
-import { freePort } from '../test/helpers/ports.ts';
 import { readCatalog, seedCatalog } from './catalog-seed.ts';
 import { loadQueries } from './relevance/queries.ts';
+import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const ROUNDS = 3;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
@@ -32,17 +26,9 @@ const progress = (message: string) => console.error(`[hybrid] ${message}`);
 export async function benchHybrid(total: number) {
   const log = createLogger('warn');
   const modelPath = await embeddingModelPath(createLogger('info'));
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-hybrid-'));
-  await fs.chmod(dir, 0o755);
-  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startScratchTemporal(log);
-  await cluster.ensureDatabase('bench');
-  const config = loadConfig({
-    HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
-    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
-    EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: modelPath,
-  });
-  const almanac = await startAlmanac(config, log);
+  const engines = await startEngines('bench-hybrid', log);
+  const almanac = await startAppOn(engines, { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: modelPath }, log);
+  const { config } = almanac.services;
   const { search, storage, orm } = almanac.services;
   const em = orm.em.fork();
   try {
@@ -126,9 +112,6 @@ export async function benchHybrid(total: number) {
       search: { queries: queries.length, rounds: ROUNDS, semantic: [...modes], hybrid: h, keywordOnly: k, p50Ratio: +(h.p50 / k.p50).toFixed(2), p95Ratio: +(h.p95 / k.p95).toFixed(2) },
     };
   } finally {
-    await almanac.stop();
-    await temporal.stop();
-    await cluster.stop();
-    await fs.rm(dir, { recursive: true, force: true });
+    await engines.stop();
   }
 }

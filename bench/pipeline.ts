@@ -8,16 +8,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { startAlmanac } from '../src/runtime/almanac.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { minioBinary, startScratchTemporal } from '../test/helpers/tools.ts';
-import { startMinio } from '../test/helpers/minio.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const REAL_CSV = path.resolve(import.meta.dirname, '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv');
 const MB = 1024 * 1024;
@@ -46,20 +40,8 @@ async function timed<T>(work: () => Promise<T>) {
 
 export async function benchPipeline() {
   const log = createLogger('warn');
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-pipeline-'));
-  await fsp.chmod(dir, 0o755);
-  const minio = await startMinio(await minioBinary(createLogger('info')), path.join(dir, 'minio'));
-  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startScratchTemporal(log);
-  await cluster.ensureDatabase('bench');
-  const port = await freePort();
-  const config = loadConfig({
-    HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
-    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
-    S3_ENDPOINT: minio.endpoint, S3_ACCESS_KEY: minio.accessKey, S3_SECRET_KEY: minio.secretKey, S3_BUCKET: 'bench',
-    UPLOAD_MAX_BYTES: '2gb', ALMANAC_ADMIN_USERNAME: 'bench', ALMANAC_ADMIN_PASSWORD: 'bench-password-1', ALMANAC_ADMIN_EMAIL: 'bench@example.org',
-  });
-  const almanac = await startAlmanac(config, log);
+  const engines = await startEngines('bench-pipeline', log, { minio: true });
+  const almanac = await startAppOn(engines, { UPLOAD_MAX_BYTES: '2gb' }, log);
   const base = `${almanac.url}/api/v1`;
   try {
     const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
@@ -75,7 +57,7 @@ export async function benchPipeline() {
     const [csvId, directId, proxiedId, rss100Id, rss1gId] = resources as [string, string, string, string, string];
 
     // 1. upload-complete → queryable, against DuckDB's own CSV → Parquet.
-    const csv = path.join(dir, 'bench.csv');
+    const csv = path.join(engines.dir, 'bench.csv');
     await buildCsv(csv, 50 * MB);
     const size = (await fsp.stat(csv)).size;
     // S3 wants a Content-Length on a PUT, so the direct uploads send the file as one buffer.
@@ -98,7 +80,7 @@ export async function benchPipeline() {
     });
     const duck = await DuckDBInstance.create(':memory:');
     const conn = await duck.connect();
-    const raw = await timed(() => conn.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${path.join(dir, 'raw.parquet')}' (FORMAT parquet)`));
+    const raw = await timed(() => conn.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${path.join(engines.dir, 'raw.parquet')}' (FORMAT parquet)`));
     conn.closeSync();
 
     // 2. Proxied upload against a direct PUT to MinIO, same bytes.
@@ -154,10 +136,6 @@ export async function benchPipeline() {
       rss1Gb: await rss(rss1gId, 1024 * MB),
     };
   } finally {
-    await almanac.stop();
-    await temporal.stop();
-    await cluster.stop();
-    await minio.stop();
-    await fsp.rm(dir, { recursive: true, force: true });
+    await engines.stop();
   }
 }

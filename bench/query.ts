@@ -5,17 +5,12 @@
  * authenticated GET of the resource's schema.
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { startAlmanac } from '../src/runtime/almanac.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startScratchTemporal } from '../test/helpers/tools.ts';
 import { previewKey } from '../src/storage/keys.ts';
-import { freePort } from '../test/helpers/ports.ts';
 import { buildCsv } from './pipeline.ts';
+import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const RUNS = 20;
 /** `data` is the table in both places; the columns are the congress file's. */
@@ -31,18 +26,8 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 
 export async function benchQuery() {
   const log = createLogger('warn');
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-query-'));
-  await fsp.chmod(dir, 0o755);
-  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startScratchTemporal(log);
-  await cluster.ensureDatabase('bench');
-  const port = await freePort();
-  const config = loadConfig({
-    HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
-    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
-    ALMANAC_ADMIN_USERNAME: 'bench', ALMANAC_ADMIN_PASSWORD: 'bench-password-1', ALMANAC_ADMIN_EMAIL: 'bench@example.org',
-  });
-  const almanac = await startAlmanac(config, log);
+  const engines = await startEngines('bench-query', log);
+  const almanac = await startAppOn(engines, {}, log);
   const base = `${almanac.url}/api/v1`;
   try {
     const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
@@ -53,7 +38,7 @@ export async function benchQuery() {
     await post('/organizations', { name: 'bench-org' });
     const created = await post('/packages', { name: 'bench-query', ownerOrg: 'bench-org', licenseId: 'cc-by-4.0', resources: [{ urlType: 'upload', name: 'bench.csv' }] });
     const id: string = created.resources[0].id;
-    const csv = path.join(dir, 'bench.csv');
+    const csv = path.join(engines.dir, 'bench.csv');
     await buildCsv(csv, 50 * 1024 * 1024);
     const uploaded = await fetch(`${base}/resources/${id}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' }, body: await fsp.readFile(csv) });
     if (!uploaded.ok) throw new Error(`upload: ${uploaded.status}`);
@@ -64,7 +49,7 @@ export async function benchQuery() {
     }
 
     // The very Parquet file the service queries, for the raw DuckDB baseline.
-    const parquet = path.join(dir, 'raw.parquet');
+    const parquet = path.join(engines.dir, 'raw.parquet');
     await fsp.writeFile(parquet, Buffer.concat(await (await almanac.services.storage.read(previewKey(id))).toArray()));
     const duck = await DuckDBInstance.create(':memory:');
     const conn = await duck.connect();
@@ -107,9 +92,6 @@ export async function benchQuery() {
     const previewRows = (await (await fetch(`${base}/resources/${id}/schema`)).json()).schema.rowCount;
     return { previewRows, runs: RUNS, requestFloorP50Ms: +p50(floor).toFixed(1), shapes: results };
   } finally {
-    await almanac.stop();
-    await temporal.stop();
-    await cluster.stop();
-    await fsp.rm(dir, { recursive: true, force: true });
+    await engines.stop();
   }
 }

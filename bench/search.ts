@@ -4,20 +4,13 @@
  * and GET /packages/{id}. Figures: p50/p95 in ms and requests per second, first one request at a time,
  * then under load (`concurrency` clients at once, the raw SQL with as many connections).
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { TYPO_SIMILARITY } from '../src/db.ts';
 import { keywordSearch } from '../src/search/keyword-query.ts';
-import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { startAlmanac } from '../src/runtime/almanac.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
-import { startScratchTemporal } from '../test/helpers/tools.ts';
-import { freePort } from '../test/helpers/ports.ts';
 import { seedCatalog } from './catalog-seed.ts';
+import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const QUERIES = [
   'medicare', 'veterans health', 'energy efficiency', 'budget', 'covid', 'treasury bonds', 'housing',
@@ -70,19 +63,11 @@ async function underLoad(concurrency: number, work: (q: string) => Promise<unkno
 
 export async function benchSearch(total: number, concurrency: number) {
   const log = createLogger('warn');
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-search-'));
-  await fs.chmod(dir, 0o755);
-  const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-  const temporal = await startScratchTemporal(log);
-  await cluster.ensureDatabase('bench');
-  const config = loadConfig({
-    HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ALMANAC_DATA_DIR: dir,
-    DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
-    // Keyword search alone; hybrid search has its own bench (hybrid.ts).
-    EMBEDDINGS_PROVIDER: 'none',
-  });
-  const almanac = await startAlmanac(config, log);
-  const db = new pg.Pool({ connectionString: cluster.url('bench'), max: concurrency });
+  const engines = await startEngines('bench-search', log);
+  // Keyword search alone; hybrid search has its own bench (hybrid.ts).
+  const almanac = await startAppOn(engines, { EMBEDDINGS_PROVIDER: 'none' }, log);
+  const { config } = almanac.services;
+  const db = new pg.Pool({ connectionString: engines.pg.url('bench'), max: concurrency });
   db.on('connect', (client) => void client.query(`set pg_trgm.word_similarity_threshold = ${TYPO_SIMILARITY}`));
   const em = almanac.services.orm.em.fork();
   try {
@@ -122,9 +107,6 @@ export async function benchSearch(total: number, concurrency: number) {
     };
   } finally {
     await db.end();
-    await almanac.stop();
-    await temporal.stop();
-    await cluster.stop();
-    await fs.rm(dir, { recursive: true, force: true });
+    await engines.stop();
   }
 }

@@ -13,12 +13,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
 import { freePort } from '../test/helpers/ports.ts';
-import { embeddingModelPath, startScratchTemporal } from '../test/helpers/tools.ts';
+import { startEngines } from '../test/helpers/engines.ts';
+import { embeddingModelPath } from '../test/helpers/tools.ts';
 
 const DEADLINE_MS = 10 * 60_000;
 
@@ -109,10 +108,8 @@ type Figures = Record<(typeof FIGURES)[number], number>;
 
 export async function benchStartup(runs = 3) {
   const log = createLogger('warn');
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'almanac-bench-startup-'));
-  fs.chmodSync(work, 0o755);
-  const pg = await startEmbeddedPostgres(path.join(work, 'pg'), await freePort(), log);
-  const temporal = await startScratchTemporal(log);
+  const engines = await startEngines('bench-startup', log);
+  const { pg, temporal, dir: work } = engines;
   const subjects: Subject[] = [{ label: 'almanac', bin: path.resolve('bin/almanac'), env: {} }];
   if (process.env.BENCH_BASELINE_ROOT) {
     const pathWithCli = [path.dirname(temporal.cliPath), pathWithoutTemporal()].join(path.delimiter);
@@ -140,9 +137,7 @@ export async function benchStartup(runs = 3) {
       }
     }
   } finally {
-    await temporal.stop();
-    await pg.stop();
-    fs.rmSync(work, { recursive: true, force: true });
+    await engines.stop();
   }
   const figures = (label: Subject['label']) => Object.fromEntries(FIGURES.map((name, f) => [name, median(samples.get(label)![f]!)])) as Figures;
   const almanac = figures('almanac');

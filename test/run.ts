@@ -10,35 +10,25 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
-import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { startMinio } from './helpers/minio.ts';
-import { freePort } from './helpers/ports.ts';
-import { embeddingModelPath, minioBinary, pythonWithMcp, startScratchTemporal } from './helpers/tools.ts';
+import { startEngines } from './helpers/engines.ts';
+import { embeddingModelPath, minioBinary, pythonWithMcp } from './helpers/tools.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
 // Provisioning says what it fetches, once per machine, at info; the engines only speak when something is wrong.
 const progress = createLogger('info');
 const started = Date.now();
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-'));
-// mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
-await fs.chmod(dir, 0o755);
-const [minioPath, modelPath, python, workflowBundle] = await Promise.all([
+const bundleDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-bundle-'));
+// What takes long on a fresh machine is fetched or built side by side; the engines then start from the cache.
+const [, modelPath, python, workflowBundle] = await Promise.all([
   minioBinary(progress),
   embeddingModelPath(progress),
   pythonWithMcp(progress),
-  bundleWorkflows(path.join(dir, 'workflow-bundle.js')),
+  bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
 ]);
-const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-const temporal = await startScratchTemporal(progress).catch(async (err) => {
-  await pg.stop();
-  throw err;
-});
-const minio = await startMinio(minioPath, path.join(dir, 'minio')).catch(async (err) => {
-  await temporal.stop();
-  await pg.stop();
-  throw err;
-});
+const engines = await startEngines('test', log, { minio: true });
+const { pg, temporal } = engines;
+const minio = engines.minio!;
 console.log(
   `test engines ready in ${((Date.now() - started) / 1000).toFixed(1)}s (postgres ${pg.url('postgres').split('@')[1]}, temporal ${temporal.address}, minio ${minio.endpoint})`,
 );
@@ -64,9 +54,7 @@ process.on('SIGINT', forward);
 process.on('SIGTERM', forward);
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 
-await minio.stop();
-await temporal.stop();
-await pg.stop();
-await fs.rm(dir, { recursive: true, force: true });
+await engines.stop();
+await fs.rm(bundleDir, { recursive: true, force: true });
 console.log(`suite finished in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 process.exit(code);

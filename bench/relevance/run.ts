@@ -8,16 +8,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startAlmanac } from '../../src/runtime/almanac.ts';
-import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
-import { startScratchTemporal } from '../../test/helpers/tools.ts';
-import { freePort } from '../../test/helpers/ports.ts';
 import { readCatalog, seedCatalog } from '../catalog-seed.ts';
 import { checkQueries } from './check-queries.ts';
 import { mean, ndcgAtK, recallAtK } from './metrics.ts';
 import { loadQueries, QUERY_KINDS, type JudgedQuery } from './queries.ts';
+import { startAppOn, startEngines } from '../../test/helpers/engines.ts';
 
 const K = 10;
 /** RELEVANCE_INDEX_TIMEOUT_S: how long to wait for the vector index after the reindex request. */
@@ -136,26 +132,11 @@ export async function benchRelevance() {
   // (a missing model shows anyway, in the search's `meta` and the index status).
   const logLevel = process.env.RELEVANCE_LOG_LEVEL ?? 'error';
   const log = createLogger(logLevel);
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-bench-relevance-'));
-  await fs.chmod(dir, 0o755);
-  // Whatever started is stopped, also when a later part fails to start.
-  const started: Array<() => Promise<unknown>> = [];
+  const engines = await startEngines('bench-relevance', log);
   try {
-    const cluster = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-    started.push(() => cluster.stop());
-    const temporal = await startScratchTemporal(log);
-    started.push(() => temporal.stop());
-    await cluster.ensureDatabase('bench');
-    const port = await freePort();
     const passed = Object.fromEntries(PASSED_THROUGH.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-    const config = loadConfig({
-      HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: logLevel, ALMANAC_DATA_DIR: dir,
-      DATABASE_URL: cluster.url('bench'), TEMPORAL_ADDRESS: temporal.address, RUN_WORKER: 'true',
-      ALMANAC_ADMIN_USERNAME: 'bench', ALMANAC_ADMIN_PASSWORD: 'bench-password-1', ALMANAC_ADMIN_EMAIL: 'bench@example.org',
-      ...passed,
-    });
-    const almanac = await startAlmanac(config, log);
-    started.push(() => almanac.stop());
+    const almanac = await startAppOn(engines, passed, log);
+    const { config } = almanac.services;
     const base = `${almanac.url}/api/v1`;
 
     const seeded = performance.now();
@@ -217,7 +198,6 @@ export async function benchRelevance() {
       detailFile,
     };
   } finally {
-    for (const stop of started.reverse()) await stop().catch((err) => progress(`stopping: ${err}`));
-    await fs.rm(dir, { recursive: true, force: true });
+    await engines.stop();
   }
 }

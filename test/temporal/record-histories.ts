@@ -12,7 +12,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../src/logger.ts';
 import {
@@ -26,17 +25,13 @@ import {
   purgeDatasetWorkflowId,
   purgeOrgWorkflowId,
 } from '../../src/domain/jobs/ids.ts';
-import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/ports.ts';
-import { startScratchTemporal } from '../helpers/tools.ts';
+import { startEngines } from '../helpers/engines.ts';
 
 const OUT = path.resolve(import.meta.dirname, 'histories');
 const log = createLogger('warn');
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-histories-'));
-await fs.chmod(dir, 0o755);
-const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
-const temporal = await startScratchTemporal(log);
+const engines = await startEngines('histories', log);
+const { pg, temporal } = engines;
 process.env.TEST_PG_URL = pg.url('postgres');
 process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
 // A link for the link check and the pipeline's fetch step, served on loopback.
@@ -100,7 +95,5 @@ try {
 } finally {
   await app.stop();
   site.close();
-  await temporal.stop();
-  await pg.stop();
-  await fs.rm(dir, { recursive: true, force: true });
+  await engines.stop();
 }
