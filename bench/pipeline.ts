@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
-import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const REAL_CSV = path.resolve(import.meta.dirname, '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv');
 const MB = 1024 * 1024;
@@ -44,9 +44,7 @@ export async function benchPipeline() {
   const almanac = await startAppOn(engines, { UPLOAD_MAX_BYTES: '2gb' }, log);
   const base = `${almanac.url}/api/v1`;
   try {
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const token = (await (await fetch(`${base}/api-tokens`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url }, body: JSON.stringify({ name: 'bench' }) })).json()).token;
+    const token = await benchToken(almanac);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     const post = async (url: string, body?: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
     await post('/organizations', { name: 'bench-org' });

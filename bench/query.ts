@@ -10,7 +10,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
 import { previewKey } from '../src/storage/keys.ts';
 import { buildCsv } from './pipeline.ts';
-import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const RUNS = 20;
 /** `data` is the table in both places; the columns are the congress file's. */
@@ -30,9 +30,7 @@ export async function benchQuery() {
   const almanac = await startAppOn(engines, {}, log);
   const base = `${almanac.url}/api/v1`;
   try {
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const token = (await (await fetch(`${base}/api-tokens`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url }, body: JSON.stringify({ name: 'bench' }) })).json()).token;
+    const token = await benchToken(almanac);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
     const post = async (url: string, body: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
     await post('/organizations', { name: 'bench-org' });

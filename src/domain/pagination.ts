@@ -17,6 +17,3 @@ export const page = <T>(results: T[], count: number, req: PageRequest): Page<T> 
   limit: req.limit,
   results,
 });
-
-/** Escapes LIKE wildcards so a user's `%` or `_` matches itself. */
-export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

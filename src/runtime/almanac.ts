@@ -26,15 +26,16 @@ export interface RunningAlmanac {
 
 const DRAIN_TIMEOUT_MS = 10_000;
 
-/**
- * Starts the service: database (embedded or external) with migrations, storage, Temporal (dev server
- * child or external), the worker when it runs in process, then the HTTP server. Stop runs in reverse.
- */
 export interface StartOptions {
   /** A part failed for good after start (the worker, say): the caller should stop the service. */
   onFatal?: (err: unknown) => void;
 }
 
+/**
+ * Starts the service: the Temporal CLI found or fetched (embedded mode), database (embedded or external)
+ * with migrations, storage, Temporal (dev server child or external), the worker when it runs in process,
+ * then the HTTP server. Stop runs in reverse.
+ */
 export async function startAlmanac(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningAlmanac> {
   const stack: Array<{ name: string; stop: () => Promise<unknown> }> = [];
   const stop = async () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Logger } from 'pino';
+import { STOP_GRACE_MS, stopChild } from './child-process.ts';
 
 export interface TemporalDevServerOptions {
   /** The `temporal` binary, from locateTemporalCli(). */
@@ -23,7 +24,6 @@ export interface RunningTemporal {
 }
 
 const START_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 10_000;
 
 /** Starts `temporal server start-dev` as a child process and waits until its frontend accepts connections. */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions, log: Logger): Promise<RunningTemporal> {
@@ -94,15 +94,6 @@ function canConnect(port: number) {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Stops the dev server a killed run left behind, if the pid file still names a live `temporal`. */

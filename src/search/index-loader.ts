@@ -31,18 +31,6 @@ async function indexPage(em: EntityManager, search: SearchServices, points: Poin
   return written;
 }
 
-/** One step of a rebuild: the page after `after`, with vectors (embedded when missing); null when done. */
-export async function reindexPage(
-  em: EntityManager,
-  search: SearchServices,
-  after: { index: string; id: string } | null,
-): Promise<{ next: { index: string; id: string } | null; points: number; vectors: number }> {
-  const points = await pointsPage(em, after, PAGE);
-  const vectors = await indexPage(em, search, points, true);
-  const last = points.at(-1);
-  return { next: points.length === PAGE && last ? { index: last.index, id: last.id } : null, points: points.length, vectors };
-}
-
 /** Fills the vector index from Postgres with the vectors the cache has: no embedding, page by page. */
 export async function fillIndexFromDatabase(em: EntityManager, search: SearchServices): Promise<number> {
   let after: { index: string; id: string } | null = null;

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { s3Env } from '../helpers/minio.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { settledPipeline as settledRun } from '../helpers/pipeline.ts';
 
 /**
  * The bytes of upload resources over HTTP (spec §3 files, DESIGN §4 pipeline): proxied and presigned
@@ -203,17 +204,8 @@ interface PipelineStatus {
   error: string | null;
 }
 
-/** Polls pipeline-status until the run has ended; a run that never ends fails the test instead of hanging it. */
-async function settledPipeline(site: Site, id: string, user: User = site.editor): Promise<PipelineStatus> {
-  const deadline = Date.now() + PIPELINE_DEADLINE_MS;
-  for (;;) {
-    const res = await site.app.api.get(`${V1}/resources/${id}/pipeline-status`, as(user));
-    if (res.status !== 200) throw new Error(`pipeline-status of ${id}: ${res.status} ${res.text}`);
-    if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`the pipeline of ${id} is still ${res.body.status} after ${PIPELINE_DEADLINE_MS / 1000} s: ${res.text}`);
-    await sleep(150);
-  }
-}
+/** Polls pipeline-status until the run has ended (test/helpers/pipeline.ts). */
+const settledPipeline = (site: Site, id: string, user: User = site.editor): Promise<PipelineStatus> => settledRun(site.app.api, id, as(user));
 
 /** A whole successful run: every step succeeded, each with its own timestamps. */
 function assertSucceeded(t: ExecutionContext, id: string, status: PipelineStatus, steps = UPLOAD_STEPS) {

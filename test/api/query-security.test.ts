@@ -6,6 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth, Reply } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { uploadAndProcess } from '../helpers/pipeline.ts';
 
 /**
  * The security corpus of POST /resources/{id}/query (issue 5, item 2; spec §4 query rules, DESIGN §4):
@@ -16,14 +17,12 @@ import { isProblem } from '../helpers/problem.ts';
  */
 
 const V1 = '/api/v1';
-const PIPELINE_DEADLINE_MS = 60_000;
 const QUERY_DEADLINE_MS = 15_000;
 /** The 15 s limit plus the per-query set-up, the HTTP round trip and a loaded CI machine. */
 const WALL_CLOCK_MS = QUERY_DEADLINE_MS + 10_000;
 const MAX_ROWS = 10_000;
 const MAX_RESULT_BYTES = 5 * 1024 * 1024;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
 
@@ -80,22 +79,7 @@ test.before(async () => {
   if (dataset.status !== 201) throw new Error(`dataset: ${dataset.status} ${dataset.text}`);
   resourceId = dataset.body.resources[0].id;
 
-  const upload = await fetch(`${app.url}${V1}/resources/${resourceId}/upload`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${caller.token}`, 'Content-Type': 'text/csv' },
-    body: CSV,
-  });
-  if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${await upload.text()}`);
-
-  const deadline = Date.now() + PIPELINE_DEADLINE_MS;
-  for (;;) {
-    const res = await app.api.get(`${V1}/resources/${resourceId}/pipeline-status`, { token: caller.token });
-    if (res.status !== 200) throw new Error(`pipeline-status: ${res.status} ${res.text}`);
-    if (res.body.status === 'succeeded') break;
-    if (res.body.status === 'failed') throw new Error(`the pipeline failed: ${res.text}`);
-    if (Date.now() > deadline) throw new Error(`the pipeline is still ${res.body.status} after ${PIPELINE_DEADLINE_MS / 1000} s`);
-    await sleep(150);
-  }
+  await uploadAndProcess(app.api, resourceId, CSV, { token: caller.token });
 });
 
 test.after.always(async () => {

@@ -2,6 +2,7 @@ import test from 'ava';
 import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { uploadAndProcess } from '../helpers/pipeline.ts';
 
 /** POST /resources/{id}/query over HTTP: the rules and limits of spec §4 and DESIGN §4. */
 
@@ -20,16 +21,8 @@ async function uploadCsv(datasetName: string, isPrivate: boolean) {
   }, admin);
   if (created.status !== 201) throw new Error(created.text);
   const [upload, link] = created.body.resources;
-  const put = await fetch(`${app.url}/api/v1/resources/${upload.id}/upload`, { method: 'POST', headers: { Authorization: `Bearer ${app.adminToken}`, 'Content-Type': 'text/csv' }, body: CSV });
-  if (put.status !== 200) throw new Error(await put.text());
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const status = (await app.api.get(`/api/v1/resources/${upload.id}/pipeline-status`, admin)).body;
-    if (status.status === 'succeeded') return { uploadId: upload.id as string, linkId: link.id as string };
-    if (status.status === 'failed') throw new Error(JSON.stringify(status));
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('pipeline did not finish');
+  await uploadAndProcess(app.api, upload.id, CSV, admin);
+  return { uploadId: upload.id as string, linkId: link.id as string };
 }
 
 test.before(async () => {

@@ -2,6 +2,7 @@ import test from 'ava';
 import { isProblem } from '../helpers/problem.ts';
 import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
+import { settledPipeline } from '../helpers/pipeline.ts';
 
 /**
  * The search indexes follow the database: publish, update, the resource pipeline (columns and file
@@ -33,15 +34,7 @@ test.after.always(async () => app?.stop());
 const stats = async () => (await app.api.get(`${API}/admin/search/stats`, admin)).body as Stats;
 const found = async (q: string) => ((await app.api.get(`${API}/packages?q=${encodeURIComponent(q)}&limit=50`, admin)).body.results as Array<{ name: string; match?: { keyword: boolean; semantic: Array<{ index: string; resourceId?: string }> } }>);
 
-async function waitForPipeline(resourceId: string) {
-  for (let i = 0; i < 300; i++) {
-    const status = (await app.api.get(`${API}/resources/${resourceId}/pipeline-status`, admin)).body;
-    if (status.status === 'succeeded') return;
-    if (status.status === 'failed') throw new Error(`pipeline failed: ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('pipeline did not finish');
-}
+const waitForPipeline = (resourceId: string) => settledPipeline(app.api, resourceId, admin, { succeeded: true });
 
 test.serial('publish, update, delete, restore and purge keep points and vectors in line with the row', async (t) => {
   const created = await app.api.post(`${API}/packages`, { name: 'bee-colonies', title: 'Honey Bee Colony Losses', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Annual losses of managed hives.' }, admin);

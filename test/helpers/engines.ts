@@ -79,3 +79,20 @@ export async function startAppOn(engines: Engines, env: Record<string, string>, 
   engines.onStop(() => almanac.stop());
   return almanac;
 }
+
+/** An API token of the app's sysadmin `bench` (logged in with the session cookie, as a person would). */
+export async function benchToken(almanac: RunningAlmanac): Promise<string> {
+  const base = `${almanac.url}/api/v1`;
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }),
+  });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const created = await fetch(`${base}/api-tokens`, {
+    method: 'POST',
+    headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  return (await created.json()).token;
+}

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { freePort } from './ports.ts';
+import { stopChild } from '../../src/runtime/child-process.ts';
 
 const START_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 10_000;
 
 export interface RunningMinio {
   endpoint: string;
@@ -61,15 +61,6 @@ async function waitUntilReady(endpoint: string, child: ChildProcess) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`minio was not ready at ${endpoint} within ${START_TIMEOUT_MS / 1000}s`);
-}
-
-async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** The suite's MinIO, from the environment test/run.ts gives ava. */

@@ -1,4 +1,5 @@
 import type { TestApp } from '../helpers/app.ts';
+import { uploadAndProcess } from '../helpers/pipeline.ts';
 
 /**
  * The catalog every MCP client test walks: a public dataset with a queryable CSV (a column name with a
@@ -34,14 +35,7 @@ export async function seedMcpCatalog(app: TestApp): Promise<McpFixture> {
   }, admin);
   if (created.status !== 201) throw new Error(`create dataset: ${created.text}`);
   const [csv, link] = created.body.resources as Array<{ id: string }>;
-  const upload = await fetch(`${app.url}${api}/resources/${csv!.id}/upload`, { method: 'POST', headers: { Authorization: `Bearer ${app.adminToken}`, 'Content-Type': 'text/csv' }, body: CSV });
-  if (!upload.ok) throw new Error(`upload: ${upload.status}`);
-  for (let i = 0; ; i++) {
-    const status = (await app.api.get(`${api}/resources/${csv!.id}/pipeline-status`, admin)).body.status;
-    if (status === 'succeeded') break;
-    if (status === 'failed' || i > 300) throw new Error(`pipeline: ${status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await uploadAndProcess(app.api, csv!.id, CSV, admin);
   const secret = await app.api.post(`${api}/packages`, {
     name: 'secret-temperatures', title: 'Secret Temperature Logs', ownerOrg: 'climate-office', licenseId: 'cc-by-4.0', private: true,
     notes: 'Internal temperature logs.', tags: ['climate', 'internal-logs'],

@@ -4,7 +4,8 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import type { PageRequest } from '../pagination.ts';
-import { likePattern, page } from '../pagination.ts';
+import { page } from '../pagination.ts';
+import { likePattern } from '../like-pattern.ts';
 
 /**
  * GET /admin/search/stats: per index, the points the database holds, the vectors the index holds, how

@@ -7,7 +7,7 @@ import type { VectorFilter } from '../../search/vectors/vector-index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
-import { likePattern } from '../pagination.ts';
+import { likePattern } from '../like-pattern.ts';
 import type { DatasetListQuery } from './list-query.ts';
 
 /**

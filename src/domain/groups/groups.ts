@@ -5,7 +5,8 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
 import { byNameOrId } from '../ids.ts';
-import { likePattern, page, type PageRequest } from '../pagination.ts';
+import { page, type PageRequest } from '../pagination.ts';
+import { likePattern } from '../like-pattern.ts';
 import { presentGroupsWithCounts } from './package-counts.ts';
 import { kindLabel } from './present.ts';
 

@@ -74,12 +74,8 @@ export async function markStep(
   options: { error?: string; results?: Record<string, unknown> } = {},
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const [row] = await tx.execute<{ pipeline: PipelineRecord | null }[]>(
-      `select extras->'pipeline' as pipeline from resources where id = ? for update`,
-      [resourceId],
-    );
-    const pipeline = row?.pipeline;
-    if (!pipeline || pipeline.runId !== runId) return false;
+    const pipeline = await lockedRun(tx, resourceId, runId);
+    if (!pipeline) return false;
     const steps = pipeline.steps.map((s) =>
       s.name !== name
         ? s
@@ -98,12 +94,8 @@ export async function markStep(
 /** The end of a run: succeeded, or failed with the first failing step's message. */
 export async function markFinished(em: EntityManager, resourceId: string, runId: string, error: string | null) {
   return em.transactional(async (tx) => {
-    const [row] = await tx.execute<{ pipeline: PipelineRecord | null }[]>(
-      `select extras->'pipeline' as pipeline from resources where id = ? for update`,
-      [resourceId],
-    );
-    const pipeline = row?.pipeline;
-    if (!pipeline || pipeline.runId !== runId) return false;
+    const pipeline = await lockedRun(tx, resourceId, runId);
+    if (!pipeline) return false;
     const steps = pipeline.steps.map((s): PipelineStep => {
       if (s.status === 'running') return { ...s, status: 'failed', finishedAt: now(), error: s.error ?? error };
       if (s.status === 'pending') return { ...s, status: error ? 'pending' : 'skipped' };
@@ -129,4 +121,13 @@ export function presentPipelineStatus(resourceId: string, extras: Record<string,
     finishedAt: pipeline.finishedAt,
     error: pipeline.error,
   };
+}
+
+/** The resource's pipeline record, row-locked, when it is still this run's; null once another run replaced it. */
+async function lockedRun(tx: EntityManager, resourceId: string, runId: string): Promise<PipelineRecord | null> {
+  const [row] = await tx.execute<{ pipeline: PipelineRecord | null }[]>(`select extras->'pipeline' as pipeline from resources where id = ? for update`, [
+    resourceId,
+  ]);
+  const pipeline = row?.pipeline;
+  return pipeline && pipeline.runId === runId ? pipeline : null;
 }

@@ -3,7 +3,7 @@ import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
 import { pipeline as pump } from 'node:stream/promises';
 import { Resource } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
-import { previewKey, sourceKey } from '../../storage/keys.ts';
+import { sourceKey } from '../../storage/keys.ts';
 import { LocalObjectStore } from '../../storage/local.ts';
 import { pipelineWorkflowId } from '../jobs/ids.ts';
 import type { Actor } from '../actor.ts';
@@ -231,11 +231,6 @@ async function previewOf(ctx: DomainContext, resource: Resource): Promise<Stored
     contentType: resource.mimetype || detected?.mimetype || 'application/octet-stream',
     filename: filenameOf(resource),
   };
-}
-
-/** The Parquet preview of a queryable resource, for the query sandbox. */
-export async function previewObject(ctx: DomainContext, resource: Resource) {
-  return (resource.extras.queryable === true && (await ctx.storage.stat(previewKey(resource.id)))) || null;
 }
 
 /**

@@ -10,13 +10,13 @@ import { loadVisibleResource } from './resources.ts';
 /** Longer SQL than this is refused before DuckDB sees it. */
 export const MAX_SQL_CHARS = 100_000;
 
+/** Who holds the one-query-at-a-time lock: the user, else the client's address. REST and MCP alike. */
+export const queryCaller = (actor: Actor, clientIp: string) => actor.userId ?? `ip:${clientIp}`;
+
 /**
  * POST /resources/{id}/query: one read-only SELECT over the resource's preview (the table `data`), for
  * a caller (user id, else client IP) that has no other query running anywhere.
  */
-/** Who holds the one-query-at-a-time lock: the user, else the client's address. REST and MCP alike. */
-export const queryCaller = (actor: Actor, clientIp: string) => actor.userId ?? `ip:${clientIp}`;
-
 export async function queryResource(ctx: DomainContext, actor: Actor, id: string, sql: string, caller: string) {
   const { resource } = await loadVisibleResource(ctx, actor, id, true);
   const preview = resource.extras.preview as { createdAt?: string } | null | undefined;

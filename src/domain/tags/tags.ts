@@ -5,7 +5,8 @@ import type { DomainContext } from '../context.ts';
 import { orgRolesOf } from '../datasets/access.ts';
 import { notFound } from '../errors.ts';
 import { byNameOrId } from '../ids.ts';
-import { likePattern, page, type PageRequest } from '../pagination.ts';
+import { page, type PageRequest } from '../pagination.ts';
+import { likePattern } from '../like-pattern.ts';
 
 const presentTag = (t: Tag) => ({ id: t.id, name: t.name });
 

@@ -6,7 +6,8 @@ import { hashPassword } from '../auth/passwords.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, registrationDisabled } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { likePattern, page, type PageRequest } from '../pagination.ts';
+import { page, type PageRequest } from '../pagination.ts';
+import { likePattern } from '../like-pattern.ts';
 import { presentUser, presentUserSummary } from './present.ts';
 
 export interface NewUser {
