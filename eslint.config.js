@@ -16,7 +16,10 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -24,7 +27,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: outsideTheDomain, message: 'src/domain and src/policies must not depend on the job engine, HTTP, the API, MCP or the runtime: declare a port in src/domain and implement it outside.' }] },
+        {
+          patterns: [
+            {
+              group: outsideTheDomain,
+              message:
+                'src/domain and src/policies must not depend on the job engine, HTTP, the API, MCP or the runtime: declare a port in src/domain and implement it outside.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -39,7 +50,10 @@ export default tseslint.config(
               regex: '^\\.\\./src/(?!domain/jobs/|temporal/policies\\.ts$)',
               message: 'Workflows run in a deterministic sandbox: import activity types, the job ids and the shared policies only.',
             },
-            { group: ['node:*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Not in the workflow sandbox.' },
+            {
+              group: ['node:*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+              message: 'Not in the workflow sandbox.',
+            },
           ],
         },
       ],

@@ -59,7 +59,16 @@ async function recordLinkCheck(em: EntityManager, resourceId: string, url: strin
         set url = excluded.url, status = excluded.status, http_status = excluded.http_status,
             checked_at = excluded.checked_at, latency_ms = excluded.latency_ms, error = excluded.error
      returning resource_id`,
-    [resourceId, url.slice(0, 2000), probe.status, probe.httpStatus, checkedAt, probe.latencyMs, probe.error?.slice(0, 1000) ?? null, resourceId],
+    [
+      resourceId,
+      url.slice(0, 2000),
+      probe.status,
+      probe.httpStatus,
+      checkedAt,
+      probe.latencyMs,
+      probe.error?.slice(0, 1000) ?? null,
+      resourceId,
+    ],
   );
   return rows.length > 0;
 }

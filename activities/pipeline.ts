@@ -2,7 +2,17 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../src/config.ts';
 import { markFinished } from '../src/domain/pipeline/record.ts';
-import { fetchStep, indexStep, inspectStep, isTextFormat, PipelineError, previewStep, startRun, textStep, type StepDeps } from '../src/domain/pipeline/steps.ts';
+import {
+  fetchStep,
+  indexStep,
+  inspectStep,
+  isTextFormat,
+  PipelineError,
+  previewStep,
+  startRun,
+  textStep,
+  type StepDeps,
+} from '../src/domain/pipeline/steps.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import { TabularError } from '../src/tabular/index.ts';
@@ -13,7 +23,17 @@ const HEARTBEAT_EVERY_MS = 5_000;
  * The resource pipeline's activities. Errors that retrying cannot fix (what the bytes are) fail at
  * once with their message; anything else (storage, database, a killed worker) is retried.
  */
-export function pipelineActivities({ orm, storage, config, search }: { orm: MikroORM; storage: ObjectStore; config: Config; search: SearchServices }) {
+export function pipelineActivities({
+  orm,
+  storage,
+  config,
+  search,
+}: {
+  orm: MikroORM;
+  storage: ObjectStore;
+  config: Config;
+  search: SearchServices;
+}) {
   const deps = (): StepDeps => ({
     em: orm.em.fork(),
     storage,

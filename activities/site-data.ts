@@ -8,7 +8,17 @@ import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 
 /** Activities of the site-wide jobs over every dataset: `delete-all-data` and `reindex-metadata`. */
-export function siteDataActivities({ orm, storage, config, search }: { orm: MikroORM; storage: ObjectStore; config: Config; search: SearchServices }) {
+export function siteDataActivities({
+  orm,
+  storage,
+  config,
+  search,
+}: {
+  orm: MikroORM;
+  storage: ObjectStore;
+  config: Config;
+  search: SearchServices;
+}) {
   return {
     async deleteDatasetsPage(pageSize: number): Promise<number> {
       return deleteDatasetsPage(orm.em.fork(), storage, search, pageSize);

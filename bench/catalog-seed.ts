@@ -22,10 +22,20 @@ interface CatalogRecord {
 const CATALOG = path.resolve('../shared/data/catalog/catalog.jsonl');
 const REGIONS = ['North', 'South', 'East', 'West', 'Central', 'Pacific', 'Atlantic', 'Mountain', 'Gulf', 'Plains'];
 
-const slug = (text: string) => text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'org';
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80) || 'org';
 
 export function readCatalog(): CatalogRecord[] {
-  return fs.readFileSync(CATALOG, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return fs
+    .readFileSync(CATALOG, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 async function insertRows(em: EntityManager, table: string, columns: string[], rows: unknown[][]) {
@@ -41,13 +51,22 @@ export async function seedCatalog(em: EntityManager, total: number, language: st
   const records = readCatalog();
   const orgIds = new Map<string, string>();
   for (const r of records) if (!orgIds.has(r.organization)) orgIds.set(r.organization, randomUUID());
-  await insertRows(em, 'groups', ['id', 'kind', 'name', 'title', 'state', 'created_at', 'updated_at'],
-    [...orgIds].map(([title, id]) => [id, 'organization', `${slug(title)}-${id.slice(0, 4)}`, title, 'active', new Date(), new Date()]));
+  await insertRows(
+    em,
+    'groups',
+    ['id', 'kind', 'name', 'title', 'state', 'created_at', 'updated_at'],
+    [...orgIds].map(([title, id]) => [id, 'organization', `${slug(title)}-${id.slice(0, 4)}`, title, 'active', new Date(), new Date()]),
+  );
 
   const tagName = (t: string) => t.trim().slice(0, 100);
   const tagIds = new Map<string, string>();
   for (const r of records) for (const t of r.tags ?? []) if (!tagIds.has(tagName(t))) tagIds.set(tagName(t), randomUUID());
-  await insertRows(em, 'tags', ['id', 'name', 'created_at'], [...tagIds].map(([name, id]) => [id, name, new Date()]));
+  await insertRows(
+    em,
+    'tags',
+    ['id', 'name', 'created_at'],
+    [...tagIds].map(([name, id]) => [id, name, new Date()]),
+  );
   const names = new Set<string>();
 
   const datasets: unknown[][] = [];
@@ -65,16 +84,66 @@ export async function seedCatalog(em: EntityManager, total: number, language: st
     let name = k === 0 ? r.name.slice(0, 100) : `${r.name.slice(0, 90)}-${k}`;
     if (names.has(name)) name = `${name.slice(0, 88)}-${i}`;
     names.add(name);
-    datasets.push([id, name, false, title.slice(0, 1000), r.notes ?? null,
-      orgIds.get(r.organization), r.license_id ?? null, false, 'active', false, when, when, when]);
+    datasets.push([
+      id,
+      name,
+      false,
+      title.slice(0, 1000),
+      r.notes ?? null,
+      orgIds.get(r.organization),
+      r.license_id ?? null,
+      false,
+      'active',
+      false,
+      when,
+      when,
+      when,
+    ]);
     for (const t of new Set((r.tags ?? []).map(tagName))) links.push([id, tagIds.get(t)]);
-    (r.resources ?? []).slice(0, 5).forEach((res, position) =>
-      resources.push([randomUUID(), id, res.name?.slice(0, 1000) ?? null, res.url.slice(0, 2000), 'link', res.format?.toUpperCase().slice(0, 100) ?? null, position, '{}', when, when]));
+    (r.resources ?? [])
+      .slice(0, 5)
+      .forEach((res, position) =>
+        resources.push([
+          randomUUID(),
+          id,
+          res.name?.slice(0, 1000) ?? null,
+          res.url.slice(0, 2000),
+          'link',
+          res.format?.toUpperCase().slice(0, 100) ?? null,
+          position,
+          '{}',
+          when,
+          when,
+        ]),
+      );
   }
-  await insertRows(em, 'datasets', ['id', 'name', 'name_generated', 'title', 'notes', 'owner_org_id', 'license_id', 'private', 'state',
-    'deletion_incomplete', 'created_at', 'updated_at', 'published_at'], datasets);
+  await insertRows(
+    em,
+    'datasets',
+    [
+      'id',
+      'name',
+      'name_generated',
+      'title',
+      'notes',
+      'owner_org_id',
+      'license_id',
+      'private',
+      'state',
+      'deletion_incomplete',
+      'created_at',
+      'updated_at',
+      'published_at',
+    ],
+    datasets,
+  );
   await insertRows(em, 'dataset_tags', ['dataset_id', 'tag_id'], links);
-  await insertRows(em, 'resources', ['id', 'dataset_id', 'name', 'url', 'url_type', 'format', 'position', 'extras', 'created_at', 'updated_at'], resources);
+  await insertRows(
+    em,
+    'resources',
+    ['id', 'dataset_id', 'name', 'url', 'url_type', 'format', 'position', 'extras', 'created_at', 'updated_at'],
+    resources,
+  );
   await em.execute('analyze');
   return writeAllKeywordDocuments(em, language);
 }

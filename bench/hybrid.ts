@@ -9,7 +9,7 @@
  * leave out: the vectors are real, the catalog is 53 near-copies of 1,878 records.
  */
 import { createLogger } from '../src/logger.ts';
-import { embeddingModelPath} from '../test/helpers/tools.ts';
+import { embeddingModelPath } from '../test/helpers/tools.ts';
 import { packageText } from '../src/search/documents.ts';
 import { fillIndexFromDatabase } from '../src/search/index-loader.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
@@ -34,12 +34,26 @@ export async function benchHybrid(total: number) {
   try {
     // Embedding throughput, straight from the model (no cache), on real dataset texts.
     const records = readCatalog();
-    const texts = records.slice(0, 640).map((r) => packageText({ id: '', name: r.name, title: r.title, notes: r.notes ?? null, tags: r.tags ?? [], organizationTitle: null, resources: [] }));
+    const texts = records.slice(0, 640).map((r) =>
+      packageText({
+        id: '',
+        name: r.name,
+        title: r.title,
+        notes: r.notes ?? null,
+        tags: r.tags ?? [],
+        organizationTitle: null,
+        resources: [],
+      }),
+    );
     await search.embeddings!.embed(texts.slice(0, 8)); // load the model
     let t = performance.now();
     await search.embeddings!.embed(texts);
     const embedSeconds = (performance.now() - t) / 1000;
-    const throughput = { texts: texts.length, seconds: +embedSeconds.toFixed(1), textsPerSecond: +(texts.length / embedSeconds).toFixed(1) };
+    const throughput = {
+      texts: texts.length,
+      seconds: +embedSeconds.toFixed(1),
+      textsPerSecond: +(texts.length / embedSeconds).toFixed(1),
+    };
     progress(`embedding: ${JSON.stringify(throughput)}`);
 
     // The real catalog, indexed from scratch (cold cache), then again (every vector cached).
@@ -66,11 +80,14 @@ export async function benchHybrid(total: number) {
     const pairs = [...replicaOf];
     for (let i = 0; i < pairs.length; i += 5_000) {
       const batch = pairs.slice(i, i + 5_000);
-      await em.execute(`
+      await em.execute(
+        `
         insert into search_points (index, id, dataset_id, resource_id, chunk, text, content_hash, updated_at)
         select sp.index, gen_random_uuid(), m.replica, null, sp.chunk, sp.text, sp.content_hash, now()
           from unnest(?::uuid[], ?::uuid[]) as m(replica, record)
-          join search_points sp on sp.dataset_id = m.record`, [`{${batch.map(([r]) => r).join(',')}}`, `{${batch.map(([, b]) => b).join(',')}}`]);
+          join search_points sp on sp.dataset_id = m.record`,
+        [`{${batch.map(([r]) => r).join(',')}}`, `{${batch.map(([, b]) => b).join(',')}}`],
+      );
     }
     const [all] = await em.execute<Array<{ n: string }>>('select count(*) as n from search_points');
     progress(`replica points written in ${seconds(t)}s: ${all?.n} points; rebuilding the vector index from Postgres`);
@@ -107,9 +124,22 @@ export async function benchHybrid(total: number) {
       datasets: total,
       seedSeconds,
       embedding: throughput,
-      realCatalogIndex: { datasets: baseIds.length, points: Number(points?.n), coldCacheSeconds: coldSeconds, warmCacheSeconds: warmSeconds },
+      realCatalogIndex: {
+        datasets: baseIds.length,
+        points: Number(points?.n),
+        coldCacheSeconds: coldSeconds,
+        warmCacheSeconds: warmSeconds,
+      },
       vectorIndexRebuild: { points: Number(all?.n), vectors, seconds: rebuildSeconds },
-      search: { queries: queries.length, rounds: ROUNDS, semantic: [...modes], hybrid: h, keywordOnly: k, p50Ratio: +(h.p50 / k.p50).toFixed(2), p95Ratio: +(h.p95 / k.p95).toFixed(2) },
+      search: {
+        queries: queries.length,
+        rounds: ROUNDS,
+        semantic: [...modes],
+        hybrid: h,
+        keywordOnly: k,
+        p50Ratio: +(h.p50 / k.p50).toFixed(2),
+        p95Ratio: +(h.p95 / k.p95).toFixed(2),
+      },
     };
   } finally {
     await engines.stop();

@@ -13,7 +13,10 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
 import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
 
-const REAL_CSV = path.resolve(import.meta.dirname, '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv');
+const REAL_CSV = path.resolve(
+  import.meta.dirname,
+  '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv',
+);
 const MB = 1024 * 1024;
 
 /** The real file's header once, then its rows again and again up to `bytes`. */
@@ -46,12 +49,18 @@ export async function benchPipeline() {
   try {
     const token = await benchToken(almanac);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const post = async (url: string, body?: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+    const post = async (url: string, body?: unknown) =>
+      (await fetch(`${base}${url}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) })).json();
     await post('/organizations', { name: 'bench-org' });
-    const resources = (await post('/packages', {
-      name: 'bench-files', title: 'Bench', ownerOrg: 'bench-org', licenseId: 'cc-by-4.0',
-      resources: ['csv', 'direct', 'proxied', 'rss100', 'rss1g'].map((n) => ({ urlType: 'upload', name: n })),
-    })).resources.map((r: { id: string }) => r.id) as string[];
+    const resources = (
+      await post('/packages', {
+        name: 'bench-files',
+        title: 'Bench',
+        ownerOrg: 'bench-org',
+        licenseId: 'cc-by-4.0',
+        resources: ['csv', 'direct', 'proxied', 'rss100', 'rss1g'].map((n) => ({ urlType: 'upload', name: n })),
+      })
+    ).resources.map((r: { id: string }) => r.id) as string[];
     const [csvId, directId, proxiedId, rss100Id, rss1gId] = resources as [string, string, string, string, string];
 
     // 1. upload-complete → queryable, against DuckDB's own CSV → Parquet.
@@ -78,7 +87,9 @@ export async function benchPipeline() {
     });
     const duck = await DuckDBInstance.create(':memory:');
     const conn = await duck.connect();
-    const raw = await timed(() => conn.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${path.join(engines.dir, 'raw.parquet')}' (FORMAT parquet)`));
+    const raw = await timed(() =>
+      conn.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${path.join(engines.dir, 'raw.parquet')}' (FORMAT parquet)`),
+    );
     conn.closeSync();
 
     // 2. Proxied upload against a direct PUT to MinIO, same bytes.
@@ -88,7 +99,11 @@ export async function benchPipeline() {
       if (!put.ok) throw new Error(`direct PUT: ${put.status}`);
     });
     const proxied = await timed(async () => {
-      const res = await fetch(`${base}/resources/${proxiedId}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' }, body: bytes });
+      const res = await fetch(`${base}/resources/${proxiedId}/upload`, {
+        method: 'POST',
+        headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' },
+        body: bytes,
+      });
       if (!res.ok) throw new Error(`proxied upload: ${res.status} ${await res.text()}`);
     });
 
@@ -107,10 +122,15 @@ export async function benchPipeline() {
         peak = Math.max(peak, process.memoryUsage().rss);
       }, 20);
       const status = await new Promise<string>((resolve, reject) => {
-        const curl = spawn('sh', ['-c',
-          `head -c ${bytes} /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: $AUTH" ` +
-          `-H 'Content-Type: application/octet-stream' -T - '${base}/resources/${id}/upload'`,
-        ], { env: { ...process.env, AUTH: headers.Authorization }, stdio: ['ignore', 'pipe', 'inherit'] });
+        const curl = spawn(
+          'sh',
+          [
+            '-c',
+            `head -c ${bytes} /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: $AUTH" ` +
+              `-H 'Content-Type: application/octet-stream' -T - '${base}/resources/${id}/upload'`,
+          ],
+          { env: { ...process.env, AUTH: headers.Authorization }, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let out = '';
         curl.stdout.on('data', (c: Buffer) => (out += c.toString()));
         curl.on('error', reject);
@@ -118,7 +138,12 @@ export async function benchPipeline() {
       });
       clearInterval(sampler);
       if (status !== '200') throw new Error(`upload of ${bytes} bytes: HTTP ${status}`);
-      return { beforeMb: +(before / MB).toFixed(0), peakMb: +(peak / MB).toFixed(0), growthMb: +((peak - before) / MB).toFixed(0), forcedGc: !!gc };
+      return {
+        beforeMb: +(before / MB).toFixed(0),
+        peakMb: +(peak / MB).toFixed(0),
+        growthMb: +((peak - before) / MB).toFixed(0),
+        forcedGc: !!gc,
+      };
     };
 
     return {

@@ -19,7 +19,8 @@ const SHAPES: Record<string, string> = {
   filteredScan: "SELECT * FROM data WHERE state_abbrev = 'CA' AND age_years > 60 LIMIT 1000",
   groupBy: 'SELECT party_code, count(*) AS n, avg(age_years) AS age FROM data GROUP BY party_code ORDER BY n DESC',
   topK: 'SELECT bioname, age_years FROM data ORDER BY age_years DESC LIMIT 10',
-  window: 'SELECT bioname, congress, age_years, rank() OVER (PARTITION BY congress ORDER BY age_years DESC) AS r FROM data QUALIFY r <= 3 LIMIT 500',
+  window:
+    'SELECT bioname, congress, age_years, rank() OVER (PARTITION BY congress ORDER BY age_years DESC) AS r FROM data QUALIFY r <= 3 LIMIT 500',
 };
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -32,15 +33,25 @@ export async function benchQuery() {
   try {
     const token = await benchToken(almanac);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const post = async (url: string, body: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+    const post = async (url: string, body: unknown) =>
+      (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
     await post('/organizations', { name: 'bench-org' });
-    const created = await post('/packages', { name: 'bench-query', ownerOrg: 'bench-org', licenseId: 'cc-by-4.0', resources: [{ urlType: 'upload', name: 'bench.csv' }] });
+    const created = await post('/packages', {
+      name: 'bench-query',
+      ownerOrg: 'bench-org',
+      licenseId: 'cc-by-4.0',
+      resources: [{ urlType: 'upload', name: 'bench.csv' }],
+    });
     const id: string = created.resources[0].id;
     const csv = path.join(engines.dir, 'bench.csv');
     await buildCsv(csv, 50 * 1024 * 1024);
-    const uploaded = await fetch(`${base}/resources/${id}/upload`, { method: 'POST', headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' }, body: await fsp.readFile(csv) });
+    const uploaded = await fetch(`${base}/resources/${id}/upload`, {
+      method: 'POST',
+      headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' },
+      body: await fsp.readFile(csv),
+    });
     if (!uploaded.ok) throw new Error(`upload: ${uploaded.status}`);
-    for (let status = ''; status !== 'succeeded'; ) {
+    for (let status = ''; status !== 'succeeded';) {
       await new Promise((r) => setTimeout(r, 200));
       status = (await (await fetch(`${base}/resources/${id}/pipeline-status`)).json()).status;
       if (status === 'failed') throw new Error('pipeline failed');

@@ -13,9 +13,26 @@ import { seedCatalog } from './catalog-seed.ts';
 import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const QUERIES = [
-  'medicare', 'veterans health', 'energy efficiency', 'budget', 'covid', 'treasury bonds', 'housing',
-  'employment statistics', 'food safety', 'broadband', 'grants', 'hospital', 'water quality', 'emissions',
-  'loan', 'disaster', 'education', 'immigration', 'cybersecurity', 'solar',
+  'medicare',
+  'veterans health',
+  'energy efficiency',
+  'budget',
+  'covid',
+  'treasury bonds',
+  'housing',
+  'employment statistics',
+  'food safety',
+  'broadband',
+  'grants',
+  'hospital',
+  'water quality',
+  'emissions',
+  'loan',
+  'disaster',
+  'education',
+  'immigration',
+  'cybersecurity',
+  'solar',
 ];
 const ROUNDS = 10;
 
@@ -26,7 +43,11 @@ const ROUNDS = 10;
 async function rawSearch(em: EntityManager, db: pg.Pool, q: string) {
   const { strict, fuzzy, rank } = await keywordSearch(em, 'english', q);
   const knex = em.getKnex();
-  const native = (sql: string, params: unknown[]) => knex.raw(sql, params as Knex.RawBinding[]).toSQL().toNative();
+  const native = (sql: string, params: unknown[]) =>
+    knex
+      .raw(sql, params as Knex.RawBinding[])
+      .toSQL()
+      .toNative();
   const base = `d.state = 'active' and d.private = false`;
   const counted = native(`select count(*)::int as n from datasets d where ${base} and (${strict.sql})`, strict.params);
   let n = (await db.query(counted.sql, counted.bindings as unknown[])).rows[0].n as number;
@@ -35,13 +56,20 @@ async function rawSearch(em: EntityManager, db: pg.Pool, q: string) {
     const again = native(`select count(*)::int as n from datasets d where ${base} and (${fuzzy.sql})`, fuzzy.params);
     n = (await db.query(again.sql, again.bindings as unknown[])).rows[0].n;
   }
-  const page = native(`select d.* from datasets d where ${base} and (${match.sql}) order by ${rank.sql} desc, d.id limit 20`, [...match.params, ...rank.params]);
+  const page = native(`select d.* from datasets d where ${base} and (${match.sql}) order by ${rank.sql} desc, d.id limit 20`, [
+    ...match.params,
+    ...rank.params,
+  ]);
   await db.query(page.sql, page.bindings as unknown[]);
   return n;
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1), rps: +(1000 / (xs.reduce((a, b) => a + b, 0) / xs.length)).toFixed(1) });
+const summary = (xs: number[]) => ({
+  p50: +pct(xs, 50).toFixed(1),
+  p95: +pct(xs, 95).toFixed(1),
+  rps: +(1000 / (xs.reduce((a, b) => a + b, 0) / xs.length)).toFixed(1),
+});
 
 async function time(work: () => Promise<unknown>) {
   const t = performance.now();
@@ -54,9 +82,11 @@ async function underLoad(concurrency: number, work: (q: string) => Promise<unkno
   const queue = QUERIES.flatMap((q) => Array.from({ length: ROUNDS }, () => q));
   const latencies: number[] = [];
   const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let q = queue.shift(); q !== undefined; q = queue.shift()) latencies.push(await time(() => work(q)));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let q = queue.shift(); q !== undefined; q = queue.shift()) latencies.push(await time(() => work(q)));
+    }),
+  );
   const wall = performance.now() - start;
   return { ...summary(latencies), rps: +((latencies.length * 1000) / wall).toFixed(1) };
 }
@@ -88,7 +118,11 @@ export async function benchSearch(total: number, concurrency: number) {
       }
     }
     const search = async (q: string) => (await fetch(`${almanac.url}/api/v1/packages?q=${encodeURIComponent(q)}`)).json();
-    const loaded = { concurrency, api: await underLoad(concurrency, search), rawSql: await underLoad(concurrency, (q) => rawSearch(em.fork(), db, q)) };
+    const loaded = {
+      concurrency,
+      api: await underLoad(concurrency, search),
+      rawSql: await underLoad(concurrency, (q) => rawSearch(em.fork(), db, q)),
+    };
 
     const ids = (await db.query('select id from datasets order by random() limit 200')).rows.map((r) => r.id as string);
     const detail: number[] = [];

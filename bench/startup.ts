@@ -60,7 +60,12 @@ async function until(what: string, check: () => Promise<boolean>, child: ChildPr
 
 /** `serve` from spawn to healthy, then to a search with semantic on; stopped after. */
 async function timeServe(subject: Subject, dataDir: string, cacheDir: string) {
-  const ports = { PORT: await freePort(), EMBEDDED_PG_PORT: await freePort(), TEMPORAL_DEV_PORT: await freePort(), TEMPORAL_UI_PORT: await freePort() };
+  const ports = {
+    PORT: await freePort(),
+    EMBEDDED_PG_PORT: await freePort(),
+    TEMPORAL_DEV_PORT: await freePort(),
+    TEMPORAL_UI_PORT: await freePort(),
+  };
   const base = `http://127.0.0.1:${ports.PORT}`;
   const started = performance.now();
   const { child, exited, output } = spawnAlmanac(subject, ['serve'], {
@@ -133,19 +138,24 @@ export async function benchStartup(runs = 3) {
         const worker = await timeWorker(subject, pg.url('bench_worker'), temporal.address, work);
         const values = [first.healthyMs, first.semanticMs, warm.healthyMs, warm.semanticMs, worker];
         values.forEach((v, f) => samples.get(subject.label)![f]!.push(v));
-        console.error(`[startup] run ${i + 1} ${subject.label}: ${FIGURES.map((name, f) => `${name} ${Math.round(values[f]!)}`).join(', ')}`);
+        console.error(
+          `[startup] run ${i + 1} ${subject.label}: ${FIGURES.map((name, f) => `${name} ${Math.round(values[f]!)}`).join(', ')}`,
+        );
       }
     }
   } finally {
     await engines.stop();
   }
-  const figures = (label: Subject['label']) => Object.fromEntries(FIGURES.map((name, f) => [name, median(samples.get(label)![f]!)])) as Figures;
+  const figures = (label: Subject['label']) =>
+    Object.fromEntries(FIGURES.map((name, f) => [name, median(samples.get(label)![f]!)])) as Figures;
   const almanac = figures('almanac');
   if (!samples.has('baseline')) return { runs, ...almanac };
   const baseline = figures('baseline');
   // Time, so lower is better: the ratio is almanac's time over the baseline's.
   for (const name of FIGURES) {
-    console.log(`ratio startup-${name.replace(/Ms$/, '')}: ${(almanac[name] / baseline[name]).toFixed(2)} (almanac ${almanac[name]} ms, baseline ${baseline[name]} ms)`);
+    console.log(
+      `ratio startup-${name.replace(/Ms$/, '')}: ${(almanac[name] / baseline[name]).toFixed(2)} (almanac ${almanac[name]} ms, baseline ${baseline[name]} ms)`,
+    );
   }
   return { runs, almanac, baseline };
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122001226_Search extends Migration {
-
   override async up(): Promise<void> {
     // Keyword search: accent-insensitive documents and trigram matching for typos in names and titles.
     this.addSql(`create extension if not exists "unaccent";`);
@@ -18,5 +17,4 @@ export class Migration20261122001226_Search extends Migration {
     this.addSql(`drop index "datasets_title_trgm_index";`);
     this.addSql(`alter table "datasets" drop column "search_vector";`);
   }
-
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122045611_SearchNotify extends Migration {
-
   override async up(): Promise<void> {
     // Every change to a dataset's search points, a purge's cascade included, tells the processes that
     // keep an in-process vector index to reload that dataset. PostgreSQL sends a notification at commit,
@@ -19,5 +18,4 @@ export class Migration20261122045611_SearchNotify extends Migration {
     this.addSql(`drop trigger if exists "search_points_notify" on "search_points";`);
     this.addSql(`drop function if exists "search_points_notify"();`);
   }
-
 }

@@ -12,18 +12,35 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const hashFile = path.join(dist, '.build-hash');
-const INPUTS = ['src', 'workflows', 'activities', 'migrations', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+const INPUTS = [
+  'src',
+  'workflows',
+  'activities',
+  'migrations',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.mjs',
+];
 
 function filesUnder(entry) {
   const full = path.join(root, entry);
   if (!fs.existsSync(full)) return [];
   if (!fs.statSync(full).isDirectory()) return [entry];
-  return fs.readdirSync(full, { recursive: true }).map((f) => path.join(entry, String(f))).filter((f) => fs.statSync(path.join(root, f)).isFile());
+  return fs
+    .readdirSync(full, { recursive: true })
+    .map((f) => path.join(entry, String(f)))
+    .filter((f) => fs.statSync(path.join(root, f)).isFile());
 }
 
 function inputsHash() {
   const hash = createHash('sha256');
-  for (const file of INPUTS.flatMap(filesUnder).sort()) hash.update(file).update('\0').update(fs.readFileSync(path.join(root, file))).update('\0');
+  for (const file of INPUTS.flatMap(filesUnder).sort())
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(path.join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 
@@ -34,7 +51,11 @@ if (process.argv.includes('--if-stale') && fs.existsSync(hashFile) && fs.readFil
 console.error('building Almanac into dist/ (tsc, then the workflow bundle)…');
 // From scratch: a file deleted from the sources must not live on in dist/ (a stale migration would run).
 fs.rmSync(dist, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const tsc = spawnSync(
+  process.execPath,
+  [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 if (tsc.status !== 0) {
   fs.rmSync(dist, { recursive: true, force: true });
   process.exit(tsc.status ?? 1);

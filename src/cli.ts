@@ -72,7 +72,9 @@ async function worker(config: Config, log: Logger) {
   const storage = (await import('./storage/index.ts')).createObjectStore(config.storage);
   await storage.ensureReady();
   const search = (await import('./search/search-services.ts')).createSearchServices(config, log);
-  const running = await (await temporalWorker()).startWorker({
+  const running = await (
+    await temporalWorker()
+  ).startWorker({
     ...config.temporal,
     activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config, search }),
     log,
@@ -96,8 +98,12 @@ async function provision(config: Config, log: Logger, what: string[]) {
   if (wanted('model')) {
     const { provisionEmbeddingModel } = await import('./provision/embedding-model.ts');
     const embeddings = config.embeddings;
-    if (embeddings.provider !== 'local') throw new UsageError('provision model: EMBEDDINGS_PROVIDER is not local, so there is no model to fetch');
-    const model = await provisionEmbeddingModel({ modelsDir: embeddings.cacheDir, hfEndpoint: embeddings.hfEndpoint, mavenUrl: embeddings.mavenUrl }, log);
+    if (embeddings.provider !== 'local')
+      throw new UsageError('provision model: EMBEDDINGS_PROVIDER is not local, so there is no model to fetch');
+    const model = await provisionEmbeddingModel(
+      { modelsDir: embeddings.cacheDir, hfEndpoint: embeddings.hfEndpoint, mavenUrl: embeddings.mavenUrl },
+      log,
+    );
     console.log(`embedding model: ${model.modelsDir} (${model.foundBy}; EMBEDDINGS_MODEL_PATH=${model.modelsDir} loads it from there)`);
   }
 }
@@ -127,10 +133,7 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
 
   const db = await (await database()).startDatabase(config, log);
   try {
-    const user = await (await users()).createUser(
-      { em: db.orm.em.fork() },
-      { ...fields.data, sysadmin: values.sysadmin },
-    );
+    const user = await (await users()).createUser({ em: db.orm.em.fork() }, { ...fields.data, sysadmin: values.sysadmin });
     console.log(`created user ${user.username} (${user.id})${user.sysadmin ? ' as sysadmin' : ''}`);
   } finally {
     await db.stop();

@@ -53,7 +53,12 @@ const EnvSchema = z
     TRUST_PROXY_HOPS: positiveInt.default(1),
     // Tests (and a staging deployment, if you like): every JSON response is checked against its schema.
     ALMANAC_SELF_CHECK: booleanFlag.default(false),
-    MAX_JSON_BODY: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb').default('1mb'),
+    /** With ALMANAC_SELF_CHECK, a file that gets one line per route the audit saw succeed (the test runner reads it). */
+    ALMANAC_SELF_CHECK_REPORT: optionalText,
+    MAX_JSON_BODY: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb')
+      .default('1mb'),
 
     DATABASE_URL: z
       .string()
@@ -61,7 +66,10 @@ const EnvSchema = z
       .optional(),
     EMBEDDED_PG_PORT: port.default(5433),
 
-    TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port').optional(),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .regex(/^[^\s:]+:\d+$/, 'expected host:port')
+      .optional(),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('almanac'),
     TEMPORAL_CLI_PATH: optionalText,
@@ -77,7 +85,6 @@ const EnvSchema = z
     S3_BUCKET: optionalText,
     S3_REGION: z.string().min(1).default('us-east-1'),
     STORAGE_SIGNING_SECRET: z.string().min(32, 'expected at least 32 characters').optional(),
-
 
     UPLOAD_MAX_BYTES: byteSize.default(5 * 1024 ** 3),
     UPLOAD_URL_TTL_SECONDS: positiveInt.max(7 * 24 * 3600, 'at most 7 days (604800), the S3 limit').default(3600),
@@ -98,7 +105,10 @@ const EnvSchema = z
     EMBEDDINGS_BATCH_SIZE: positiveInt.max(2048).default(32),
     QDRANT_URL: url.optional(),
     QDRANT_API_KEY: optionalText,
-    SEARCH_LANGUAGE: z.string().regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english').default('english'),
+    SEARCH_LANGUAGE: z
+      .string()
+      .regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english')
+      .default('english'),
     SITE_NAME: z.string().min(1).default('Almanac'),
     REGISTRATION_ENABLED: booleanFlag.default(true),
     SESSION_TTL_HOURS: positiveInt.default(24 * 14),
@@ -177,6 +187,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       trustedProxyHops: e.TRUST_PROXY_HOPS,
       maxJsonBody: e.MAX_JSON_BODY,
       selfCheck: e.ALMANAC_SELF_CHECK,
+      selfCheckReport: e.ALMANAC_SELF_CHECK && e.ALMANAC_SELF_CHECK_REPORT ? path.resolve(e.ALMANAC_SELF_CHECK_REPORT) : undefined,
     },
     logLevel: e.LOG_LEVEL,
     dataDir,
@@ -224,7 +235,13 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     search: { language: e.SEARCH_LANGUAGE },
     embeddings:
       e.EMBEDDINGS_PROVIDER === 'openai'
-        ? { provider: 'openai' as const, url: e.EMBEDDINGS_URL!, model: e.EMBEDDINGS_MODEL!, apiKey: e.EMBEDDINGS_API_KEY, batchSize: e.EMBEDDINGS_BATCH_SIZE }
+        ? {
+            provider: 'openai' as const,
+            url: e.EMBEDDINGS_URL!,
+            model: e.EMBEDDINGS_MODEL!,
+            apiKey: e.EMBEDDINGS_API_KEY,
+            batchSize: e.EMBEDDINGS_BATCH_SIZE,
+          }
         : e.EMBEDDINGS_PROVIDER === 'local'
           ? {
               provider: 'local' as const,

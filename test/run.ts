@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
+import { v1Routes } from '../src/api/v1/index.ts';
+import { routeKey } from '../src/http/route.ts';
 import { startEngines } from './helpers/engines.ts';
 import { embeddingModelPath, minioBinary, pythonWithMcp } from './helpers/tools.ts';
 
@@ -27,6 +29,7 @@ const [, modelPath, python, workflowBundle] = await Promise.all([
   bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
 ]);
 const engines = await startEngines('test', log, { minio: true });
+const selfCheckReport = path.join(bundleDir, 'audited-routes.txt');
 const { pg, temporal } = engines;
 const minio = engines.minio!;
 console.log(
@@ -47,6 +50,7 @@ const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), 
     TEMPORAL_CLI_PATH: temporal.cliPath,
     EMBEDDINGS_MODEL_PATH: modelPath,
     ALMANAC_WORKFLOW_BUNDLE: workflowBundle,
+    ALMANAC_SELF_CHECK_REPORT: selfCheckReport,
   },
 });
 const forward = (signal: NodeJS.Signals) => ava.kill(signal);
@@ -55,6 +59,20 @@ process.on('SIGTERM', forward);
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 
 await engines.stop();
+// A whole run must have seen every route succeed under the self-checks (schema and authorization audit).
+const fullRun = process.argv.slice(2).every((arg) => arg.startsWith('-'));
+const unaudited = fullRun && code === 0 ? await routesNeverAudited(selfCheckReport) : [];
 await fs.rm(bundleDir, { recursive: true, force: true });
+if (unaudited.length) {
+  console.log(
+    `self-check: no test made these routes succeed, so neither their schema nor their authorization was checked:\n  ${unaudited.join('\n  ')}`,
+  );
+  process.exitCode = 1;
+}
 console.log(`suite finished in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-process.exit(code);
+process.exit(code || process.exitCode || 0);
+
+async function routesNeverAudited(report: string): Promise<string[]> {
+  const seen = new Set((await fs.readFile(report, 'utf8').catch(() => '')).split('\n'));
+  return v1Routes.map(routeKey).filter((key) => !seen.has(key));
+}

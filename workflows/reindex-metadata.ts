@@ -18,7 +18,12 @@ export interface ReindexOptions {
  * only where the cache lacks them) page by page in id order, then drops vectors that no point backs.
  * Points are replaced in place, so search keeps answering throughout.
  */
-export async function reindexMetadataWorkflow({ pageSize = 100, pagesPerRun = 20, afterId = null, datasets = 0 }: ReindexOptions = {}): Promise<{ datasets: number; pruned: number }> {
+export async function reindexMetadataWorkflow({
+  pageSize = 100,
+  pagesPerRun = 20,
+  afterId = null,
+  datasets = 0,
+}: ReindexOptions = {}): Promise<{ datasets: number; pruned: number }> {
   let after = afterId;
   for (let page = 0; page < pagesPerRun; page++) {
     const done = await reindexDatasetsPage(after, pageSize);

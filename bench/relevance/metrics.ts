@@ -19,7 +19,12 @@ function dcg(grades: number[], k: number): number {
  * still lowers the score. A name repeated in the ranking counts once, at its first rank.
  */
 export function ndcgAtK(ranked: string[], judgments: Judgments, k = 10): number {
-  const ideal = dcg(Object.values(judgments).filter((g) => g > 0).sort((a, b) => b - a), k);
+  const ideal = dcg(
+    Object.values(judgments)
+      .filter((g) => g > 0)
+      .sort((a, b) => b - a),
+    k,
+  );
   if (ideal === 0) return 0;
   const seen = new Set<string>();
   const grades = ranked.map((name) => {

@@ -20,8 +20,16 @@ const K = 10;
 const INDEX_TIMEOUT_MS = Number(process.env.RELEVANCE_INDEX_TIMEOUT_S ?? 300) * 1000;
 const POLL_MS = 2000;
 /** Passed on to the service, so the bench measures the embeddings the caller configured. */
-const PASSED_THROUGH = ['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_MODEL_PATH', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_URL', 'EMBEDDINGS_API_KEY',
-  'EMBEDDINGS_BATCH_SIZE', 'QDRANT_URL', 'QDRANT_API_KEY'];
+const PASSED_THROUGH = [
+  'EMBEDDINGS_PROVIDER',
+  'EMBEDDINGS_MODEL_PATH',
+  'EMBEDDINGS_MODEL',
+  'EMBEDDINGS_URL',
+  'EMBEDDINGS_API_KEY',
+  'EMBEDDINGS_BATCH_SIZE',
+  'QDRANT_URL',
+  'QDRANT_API_KEY',
+];
 
 type Mode = 'keyword' | 'hybrid';
 const MODES: Mode[] = ['keyword', 'hybrid'];
@@ -86,7 +94,11 @@ async function reindexAndWait(base: string, headers: Record<string, string>) {
     }
     stats = (await reply.json()) as IndexStats;
     const seconds = +((performance.now() - started) / 1000).toFixed(1);
-    progress(`${seconds}s ${Object.entries(stats.indexes ?? {}).map(([k, v]) => `${k} ${v.vectors}/${v.documents} drift ${v.drift}`).join(', ')}`);
+    progress(
+      `${seconds}s ${Object.entries(stats.indexes ?? {})
+        .map(([k, v]) => `${k} ${v.vectors}/${v.documents} drift ${v.drift}`)
+        .join(', ')}`,
+    );
     if (indexReady(stats)) return { status: 'ready' as const, workflowId, seconds, stats };
     if (performance.now() - started > INDEX_TIMEOUT_MS) {
       progress('index not ready in time: hybrid figures below are on a partial index');
@@ -103,16 +115,21 @@ function summarize(queries: JudgedQuery[], scores: Record<Mode, Scored[]>) {
     ndcg10: round(mean(ids.map((i) => scores[mode][i]!.ndcg))),
     recall10: round(mean(ids.map((i) => scores[mode][i]!.recall))),
   });
-  const byGroup = Object.fromEntries(Object.entries(groups).map(([group, ids]) => {
-    const keyword = means('keyword', ids);
-    const hybrid = means('hybrid', ids);
-    return [group, {
-      queries: ids.length,
-      keyword,
-      hybrid,
-      delta: { ndcg10: round(hybrid.ndcg10 - keyword.ndcg10), recall10: round(hybrid.recall10 - keyword.recall10) },
-    }];
-  }));
+  const byGroup = Object.fromEntries(
+    Object.entries(groups).map(([group, ids]) => {
+      const keyword = means('keyword', ids);
+      const hybrid = means('hybrid', ids);
+      return [
+        group,
+        {
+          queries: ids.length,
+          keyword,
+          hybrid,
+          delta: { ndcg10: round(hybrid.ndcg10 - keyword.ndcg10), recall10: round(hybrid.recall10 - keyword.recall10) },
+        },
+      ];
+    }),
+  );
   const hybridWorse = queries.flatMap((q, i) => {
     const keyword = scores.keyword[i]!;
     const hybrid = scores.hybrid[i]!;
@@ -143,9 +160,21 @@ export async function benchRelevance() {
     const indexed = await seedCatalog(almanac.services.orm.em.fork(), readCatalog().length, config.search.language);
     progress(`seeded ${readCatalog().length} datasets in ${((performance.now() - seeded) / 1000).toFixed(1)}s`);
 
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }) });
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'bench-password-1' }),
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-    const token = (await (await fetch(`${base}/api-tokens`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url }, body: JSON.stringify({ name: 'bench' }) })).json()).token;
+    const token = (
+      await (
+        await fetch(`${base}/api-tokens`, {
+          method: 'POST',
+          headers: { cookie, 'Content-Type': 'application/json', Origin: almanac.url },
+          body: JSON.stringify({ name: 'bench' }),
+        })
+      ).json()
+    ).token;
     const index = await reindexAndWait(base, { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
 
     // Anonymous, as most searchers are; every seeded dataset is public.
@@ -173,14 +202,26 @@ export async function benchRelevance() {
     }
 
     const detailFile = path.join(os.tmpdir(), `almanac-relevance-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await fs.writeFile(detailFile, JSON.stringify(queries.map((q, i) => ({
-      ...q,
-      ...Object.fromEntries(MODES.map((mode) => [mode, {
-        ndcg10: round(scores[mode][i]!.ndcg),
-        recall10: round(scores[mode][i]!.recall),
-        top: scores[mode][i]!.top.map((name) => `${name}${q.relevant[name] ? ` (${q.relevant[name]})` : ''}`),
-      }])),
-    })), null, 2));
+    await fs.writeFile(
+      detailFile,
+      JSON.stringify(
+        queries.map((q, i) => ({
+          ...q,
+          ...Object.fromEntries(
+            MODES.map((mode) => [
+              mode,
+              {
+                ndcg10: round(scores[mode][i]!.ndcg),
+                recall10: round(scores[mode][i]!.recall),
+                top: scores[mode][i]!.top.map((name) => `${name}${q.relevant[name] ? ` (${q.relevant[name]})` : ''}`),
+              },
+            ]),
+          ),
+        })),
+        null,
+        2,
+      ),
+    );
 
     const { byGroup, hybridWorse } = summarize(queries, scores);
     return {

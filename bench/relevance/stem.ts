@@ -7,12 +7,14 @@
 
 /** The Snowball English stop list, the one PostgreSQL's `english` configuration drops. */
 export const STOP_WORDS = new Set(
-  ('i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its ' +
+  (
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its ' +
     'itself they them their theirs themselves what which who whom this that these those am is are was were be been being have ' +
     'has had having do does did doing a an the and but if or because as until while of at by for with about against between ' +
     'into through during before after above below to from up down in out on off over under again further then once here there ' +
     'when where why how all any both each few more most other some such no nor not only own same so than too very s t can will ' +
-    'just don should now').split(' '),
+    'just don should now'
+  ).split(' '),
 );
 
 const isConsonant = (w: string, i: number): boolean => {
@@ -56,14 +58,58 @@ function replaceSuffix(w: string, rules: Array<[string, string]>, min: number): 
 }
 
 const STEP2: Array<[string, string]> = [
-  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'], ['bli', 'ble'], ['alli', 'al'],
-  ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'], ['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate'], ['alism', 'al'],
-  ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble'], ['logi', 'log'],
+  ['ational', 'ate'],
+  ['tional', 'tion'],
+  ['enci', 'ence'],
+  ['anci', 'ance'],
+  ['izer', 'ize'],
+  ['bli', 'ble'],
+  ['alli', 'al'],
+  ['entli', 'ent'],
+  ['eli', 'e'],
+  ['ousli', 'ous'],
+  ['ization', 'ize'],
+  ['ation', 'ate'],
+  ['ator', 'ate'],
+  ['alism', 'al'],
+  ['iveness', 'ive'],
+  ['fulness', 'ful'],
+  ['ousness', 'ous'],
+  ['aliti', 'al'],
+  ['iviti', 'ive'],
+  ['biliti', 'ble'],
+  ['logi', 'log'],
 ];
 const STEP3: Array<[string, string]> = [
-  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
+  ['icate', 'ic'],
+  ['ative', ''],
+  ['alize', 'al'],
+  ['iciti', 'ic'],
+  ['ical', 'ic'],
+  ['ful', ''],
+  ['ness', ''],
 ];
-const STEP4 = ['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize'];
+const STEP4 = [
+  'al',
+  'ance',
+  'ence',
+  'er',
+  'ic',
+  'able',
+  'ible',
+  'ant',
+  'ement',
+  'ment',
+  'ent',
+  'ion',
+  'ou',
+  'ism',
+  'ate',
+  'iti',
+  'ous',
+  'ive',
+  'ize',
+];
 
 /** Porter's stem of a lowercase word. */
 export function stem(word: string): string {
@@ -118,6 +164,11 @@ export function stem(word: string): string {
 
 /** Stems of the non-stop words of `text`, split on anything not a letter or digit. */
 export function contentStems(text: string): Set<string> {
-  const words = text.toLowerCase().normalize('NFKD').replace(/[’']/g, '').split(/[^a-z0-9]+/).filter(Boolean);
+  const words = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[’']/g, '')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   return new Set(words.filter((w) => !STOP_WORDS.has(w)).map(stem));
 }

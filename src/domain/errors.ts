@@ -70,8 +70,10 @@ export class DomainError extends Error {
 
 // ---- requests ----
 
-export const invalidParameters = (errors: FieldError[]) => new DomainError('invalid_parameters', 'Some query parameters are invalid.', errors);
-export const validationFailed = (errors: FieldError[], detail = 'The request has invalid fields.') => new DomainError('validation_failed', detail, errors);
+export const invalidParameters = (errors: FieldError[]) =>
+  new DomainError('invalid_parameters', 'Some query parameters are invalid.', errors);
+export const validationFailed = (errors: FieldError[], detail = 'The request has invalid fields.') =>
+  new DomainError('validation_failed', detail, errors);
 export const unsupportedMediaType = (detail = 'Send the body as application/json.') => new DomainError('unsupported_media_type', detail);
 export const invalidMultipart = (detail: string) => new DomainError('invalid_multipart', detail);
 export const uploadMissingFile = () => new DomainError('upload_missing_file', 'The multipart body has no file part.');
@@ -79,7 +81,8 @@ export const conflict = (detail: string, errors?: FieldError[]) => new DomainErr
 export const notFound = (what: string) => new DomainError('not_found', `${what} was not found.`);
 
 export const routeNotFound = (method: string, path: string) => new DomainError('not_found', `No route matches ${method} ${path}.`);
-export const methodNotAllowed = (method: string, path: string) => new DomainError('method_not_allowed', `${method} is not allowed on ${path}.`);
+export const methodNotAllowed = (method: string, path: string) =>
+  new DomainError('method_not_allowed', `${method} is not allowed on ${path}.`);
 export const malformedJson = () => new DomainError('malformed_json', 'The body is not valid JSON.');
 export const malformedBody = () => new DomainError('malformed_body', 'The body does not match its Content-Encoding.');
 export const payloadTooLarge = (detail?: string) => new DomainError('payload_too_large', detail);
@@ -104,17 +107,23 @@ export const tooManyRequests = (code: 'login_rate_limited' | 'query_busy', detai
 // ---- datasets and files ----
 
 export const unsupportedFilter = (detail: string, errors: FieldError[]) => new DomainError('unsupported_filter', detail, errors);
-export const publishRequirementsMissing = (missing: FieldError[]) => new DomainError('publish_requirements_missing', 'The draft cannot be published yet.', missing);
-export const uploadTooLarge = (maxBytes: number) => new DomainError('upload_too_large', `Files larger than ${maxBytes} bytes cannot be uploaded here.`);
+export const publishRequirementsMissing = (missing: FieldError[]) =>
+  new DomainError('publish_requirements_missing', 'The draft cannot be published yet.', missing);
+export const uploadTooLarge = (maxBytes: number) =>
+  new DomainError('upload_too_large', `Files larger than ${maxBytes} bytes cannot be uploaded here.`);
 export const uploadUrlExpired = () => new DomainError('upload_url_expired', 'This upload URL has expired; ask for a new one.');
 export const invalidSignature = () => new DomainError('invalid_signature', 'This upload URL is not valid: its signature does not match.');
 export const noPreview = () => new DomainError('no_preview', 'There is no preview of this resource yet; the pipeline makes one.');
-export const notText = (format: string | null | undefined) => new DomainError('not_text', `This resource is ${format ?? 'binary'}, which has no text form.`);
+export const notText = (format: string | null | undefined) =>
+  new DomainError('not_text', `This resource is ${format ?? 'binary'}, which has no text form.`);
 
 // ---- queries ----
 
 export const notQueryable = () =>
-  new DomainError('not_queryable', 'This resource has no preview to query: only CSV/TSV resources the pipeline has processed are queryable.');
+  new DomainError(
+    'not_queryable',
+    'This resource has no preview to query: only CSV/TSV resources the pipeline has processed are queryable.',
+  );
 export const queryTooLong = (maxChars: number) => new DomainError('query_too_long', `Queries are limited to ${maxChars} characters.`);
 /** The sandbox refused or stopped the query; its message says why. */
 export const queryFailed = (code: 'query_invalid' | 'query_not_select' | 'query_timeout', detail: string) => new DomainError(code, detail);
@@ -123,7 +132,12 @@ export const queryFailed = (code: 'query_invalid' | 'query_not_select' | 'query_
 
 /** The job engine (Temporal) out of reach or too slow: the service's outage, not a bug, so 503 to retry. */
 export const jobsUnavailable = () => new DomainError('jobs_unavailable', 'Background jobs cannot be reached right now; try again shortly.');
-export const deletionIncomplete = () => new DomainError('deletion_incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
-export const purgeIncomplete = () => new DomainError('purge_incomplete', 'The dataset could not be purged completely; repeat the request to finish.');
+export const deletionIncomplete = () =>
+  new DomainError('deletion_incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
+export const purgeIncomplete = () =>
+  new DomainError('purge_incomplete', 'The dataset could not be purged completely; repeat the request to finish.');
 export const searchSyncFailed = () =>
-  new DomainError('search_sync_failed', 'The change is saved, but the search index could not be updated; publishing the dataset again re-runs the sync.');
+  new DomainError(
+    'search_sync_failed',
+    'The change is saved, but the search index could not be updated; publishing the dataset again re-runs the sync.',
+  );

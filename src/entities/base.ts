@@ -3,9 +3,15 @@ import { randomUUID } from 'node:crypto';
 
 /** Columns every uuid-keyed record shares. */
 export const baseProperties = {
-  id: p.uuid().primary().onCreate(() => randomUUID()),
+  id: p
+    .uuid()
+    .primary()
+    .onCreate(() => randomUUID()),
   createdAt: p.datetime().onCreate(() => new Date()),
-  updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  updatedAt: p
+    .datetime()
+    .onCreate(() => new Date())
+    .onUpdate(() => new Date()),
 };
 
 export const RECORD_STATES: ['active', 'deleted'] = ['active', 'deleted'];

@@ -12,9 +12,18 @@ export const Dataset = defineEntity({
   name: 'Dataset',
   tableName: 'datasets',
   indexes: [
-    { name: 'datasets_search_vector_index', expression: 'create index "datasets_search_vector_index" on "datasets" using gin ("search_vector")' },
-    { name: 'datasets_name_trgm_index', expression: 'create index "datasets_name_trgm_index" on "datasets" using gin ("name" gin_trgm_ops)' },
-    { name: 'datasets_title_trgm_index', expression: 'create index "datasets_title_trgm_index" on "datasets" using gin ("title" gin_trgm_ops)' },
+    {
+      name: 'datasets_search_vector_index',
+      expression: 'create index "datasets_search_vector_index" on "datasets" using gin ("search_vector")',
+    },
+    {
+      name: 'datasets_name_trgm_index',
+      expression: 'create index "datasets_name_trgm_index" on "datasets" using gin ("name" gin_trgm_ops)',
+    },
+    {
+      name: 'datasets_title_trgm_index',
+      expression: 'create index "datasets_title_trgm_index" on "datasets" using gin ("title" gin_trgm_ops)',
+    },
   ],
   properties: {
     ...baseProperties,

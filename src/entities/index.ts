@@ -24,4 +24,17 @@ import { Session } from './session.ts';
 import { Tag } from './tag.ts';
 import { User } from './user.ts';
 
-export const allEntities = [User, Session, ApiToken, Group, Membership, Tag, LoginThrottle, Dataset, Resource, LinkCheck, Embedding, SearchPoint];
+export const allEntities = [
+  User,
+  Session,
+  ApiToken,
+  Group,
+  Membership,
+  Tag,
+  LoginThrottle,
+  Dataset,
+  Resource,
+  LinkCheck,
+  Embedding,
+  SearchPoint,
+];

@@ -13,7 +13,10 @@ export const SearchPoint = defineEntity({
   name: 'SearchPoint',
   tableName: 'search_points',
   indexes: [
-    { name: 'search_points_text_vector_index', expression: 'create index "search_points_text_vector_index" on "search_points" using gin ("text_vector")' },
+    {
+      name: 'search_points_text_vector_index',
+      expression: 'create index "search_points_text_vector_index" on "search_points" using gin ("text_vector")',
+    },
   ],
   properties: {
     index: p.enum(SEARCH_INDEXES).primary(),
@@ -25,7 +28,10 @@ export const SearchPoint = defineEntity({
     contentHash: p.string().length(64),
     /** Keyword document of a `contents` chunk (raw SQL, like datasets.search_vector); null elsewhere. */
     textVector: p.string().columnType('tsvector').nullable().lazy().hydrate(false).trackChanges(false),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type SearchPoint = InferEntity<typeof SearchPoint>;

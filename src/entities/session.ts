@@ -7,7 +7,10 @@ export const Session = defineEntity({
   name: 'Session',
   tableName: 'sessions',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     user: () => p.manyToOne(User).deleteRule('cascade').index(),
     secretHash: p.string().length(64).unique().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),

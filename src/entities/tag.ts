@@ -5,7 +5,10 @@ export const Tag = defineEntity({
   name: 'Tag',
   tableName: 'tags',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     name: p.string().length(100).unique(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

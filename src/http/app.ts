@@ -20,7 +20,7 @@ export function createHttpApp(services: Services) {
   app.silent = true;
 
   const v1 = new Router({ prefix: '/api/v1' });
-  mountRoutes(v1, v1Routes, { selfCheck: services.config.http.selfCheck });
+  mountRoutes(v1, v1Routes, { selfCheck: services.config.http.selfCheck, selfCheckReport: services.config.http.selfCheckReport });
 
   const health = new Router();
   health.get('/api/health', async (ctx) => {
@@ -41,7 +41,13 @@ export function createHttpApp(services: Services) {
   });
   app.use(health.routes());
   app.use(docs.routes());
-  const parseJson = koaBody({ jsonLimit: services.config.http.maxJsonBody, jsonStrict: true, multipart: false, urlencoded: false, text: false });
+  const parseJson = koaBody({
+    jsonLimit: services.config.http.maxJsonBody,
+    jsonStrict: true,
+    multipart: false,
+    urlencoded: false,
+    text: false,
+  });
   // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
   const streamed = streamedBodyPaths(v1Routes);
   app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));

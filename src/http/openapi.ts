@@ -9,10 +9,12 @@ const Problem = z
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
-    code: z.enum(ERROR_CODE_NAMES).describe(
-      'Stable machine-readable code; clients branch on it. The catalogue (src/domain/errors.ts):\n' +
-        ERROR_CODE_NAMES.map((code) => `- \`${code}\`: ${ERROR_CODES[code].status} ${ERROR_CODES[code].title}`).join('\n'),
-    ),
+    code: z
+      .enum(ERROR_CODE_NAMES)
+      .describe(
+        'Stable machine-readable code; clients branch on it. The catalogue (src/domain/errors.ts):\n' +
+          ERROR_CODE_NAMES.map((code) => `- \`${code}\`: ${ERROR_CODES[code].status} ${ERROR_CODES[code].title}`).join('\n'),
+      ),
     detail: z.string().optional(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
@@ -29,10 +31,12 @@ export function buildOpenApi(routes: Route[], publicUrl: string) {
       ? { description: 'Success', content: { 'application/json': { schema: r.response } } }
       : { description: r.status === 202 ? 'Accepted' : 'No content' };
     const streamed = r.streamedResponse
-      ? Object.fromEntries(Object.entries(r.streamedResponse.statuses).map(([status, description]) => [
-          status,
-          { description, content: { [r.streamedResponse!.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
-        ]))
+      ? Object.fromEntries(
+          Object.entries(r.streamedResponse.statuses).map(([status, description]) => [
+            status,
+            { description, content: { [r.streamedResponse!.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
+          ]),
+        )
       : { [String(r.response ? (r.status ?? 200) : (r.status ?? 204))]: success };
     const requestBody = r.streamedBody
       ? { requestBody: { required: true, content: { [r.streamedBody]: { schema: { type: 'string', format: 'binary' } } } } }

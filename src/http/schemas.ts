@@ -25,9 +25,7 @@ export const paging = {
 };
 
 /** A boolean query flag: `?x`, `?x=true`, `?x=1` are true; `false`/`0` false. */
-export const flag = z
-  .union([z.literal(''), z.enum(['true', 'false', '1', '0'])])
-  .transform((v) => v === '' || v === 'true' || v === '1');
+export const flag = z.union([z.literal(''), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === '' || v === 'true' || v === '1');
 
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ count: z.number().int(), offset: z.number().int(), limit: z.number().int(), results: z.array(item) });
@@ -44,9 +42,7 @@ export const UserRecord = z
   })
   .meta({ id: 'User' });
 
-export const UserSummary = z
-  .object({ id: z.uuid(), username: z.string(), displayName: z.string().nullable() })
-  .meta({ id: 'UserSummary' });
+export const UserSummary = z.object({ id: z.uuid(), username: z.string(), displayName: z.string().nullable() }).meta({ id: 'UserSummary' });
 
 export const GroupRecord = z
   .object({

@@ -19,7 +19,11 @@ export function mcpEndpoint(): Middleware {
       // Stateless: no session to resume or end, no server-initiated stream to open.
       ctx.status = 405;
       ctx.set('Allow', 'POST');
-      ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' }, id: null };
+      ctx.body = {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' },
+        id: null,
+      };
       return;
     }
     const domain = ctx.state.domain as DomainContext;

@@ -39,26 +39,29 @@ const json = (value: unknown): CallToolResult => ({
  * agent can read. With self-checks on, an action that finished without asking any authorization rule
  * fails (src/policies/audit.ts).
  */
-const runner = (selfCheck: boolean, log: Logger) => async (work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
-  try {
-    if (!selfCheck) return await work();
-    const { result, consulted } = await auditPolicies(work);
-    if (!consulted && !result.isError) {
-      const err = new PolicyNotConsulted('an MCP tool finished without consulting any authorization rule');
-      log.error({ err }, 'self-check failed');
+const runner =
+  (selfCheck: boolean, log: Logger) =>
+  async (work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      if (!selfCheck) return await work();
+      const { result, consulted } = await auditPolicies(work);
+      if (!consulted && !result.isError) {
+        const err = new PolicyNotConsulted('an MCP tool finished without consulting any authorization rule');
+        log.error({ err }, 'self-check failed');
+        throw err;
+      }
+      return result;
+    } catch (err) {
+      if (err instanceof DomainError) {
+        return { isError: true, content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }] };
+      }
       throw err;
     }
-    return result;
-  } catch (err) {
-    if (err instanceof DomainError) {
-      return { isError: true, content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }] };
-    }
-    throw err;
-  }
-};
+  };
 
 const offset = z.number().int().min(0).default(0).describe('Results to skip, for paging');
-const limit = (byDefault: number, max: number) => z.number().int().min(1).max(max).default(byDefault).describe(`Results per page (at most ${max})`);
+const limit = (byDefault: number, max: number) =>
+  z.number().int().min(1).max(max).default(byDefault).describe(`Results per page (at most ${max})`);
 
 export function createMcpServer(caller: McpCaller): McpServer {
   const { domain, actor } = caller;
@@ -110,7 +113,8 @@ export function createMcpServer(caller: McpCaller): McpServer {
     'get_dataset',
     {
       title: 'Get a dataset',
-      description: 'A dataset with its metadata and its resources (files and links). Pass a resource id to get_resource or get_resource_schema.',
+      description:
+        'A dataset with its metadata and its resources (files and links). Pass a resource id to get_resource or get_resource_schema.',
       inputSchema: { nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID') },
       annotations: { title: 'Get a dataset', ...READ_ONLY },
     },
@@ -121,7 +125,7 @@ export function createMcpServer(caller: McpCaller): McpServer {
     'get_resource',
     {
       title: 'Get a resource',
-      description: 'A resource\'s metadata, with its download URL (an uploaded file\'s URL on this catalog, or a link\'s own URL).',
+      description: "A resource's metadata, with its download URL (an uploaded file's URL on this catalog, or a link's own URL).",
       inputSchema: { id: z.uuid().describe('The resource UUID') },
       annotations: { title: 'Get a resource', ...READ_ONLY },
     },
@@ -158,7 +162,7 @@ export function createMcpServer(caller: McpCaller): McpServer {
     {
       title: 'Query a resource',
       description:
-        'Runs one read-only SQL SELECT (or WITH … SELECT, DuckDB dialect) over a resource\'s preview, the table `data`; quote ' +
+        "Runs one read-only SQL SELECT (or WITH … SELECT, DuckDB dialect) over a resource's preview, the table `data`; quote " +
         'column names with spaces or capitals in double quotes. Read the columns with get_resource_schema first. At most ' +
         '10,000 rows, 5 MB and 15 seconds; one query at a time. The result is a Markdown table.',
       inputSchema: {
@@ -178,13 +182,20 @@ export function createMcpServer(caller: McpCaller): McpServer {
       }),
   );
 
-  for (const [name, kind, title] of [['list_organizations', 'organization', 'organizations'], ['list_groups', 'category', 'categories (groups)']] as const) {
+  for (const [name, kind, title] of [
+    ['list_organizations', 'organization', 'organizations'],
+    ['list_groups', 'category', 'categories (groups)'],
+  ] as const) {
     server.registerTool(
       name,
       {
         title: `List ${title}`,
         description: `The ${title}, by name; q matches the name or title. A name narrows search_datasets${kind === 'organization' ? ' (organization)' : ''}.`,
-        inputSchema: { q: z.string().trim().min(1).max(200).optional().describe('Part of the name or title'), offset, limit: limit(20, 100) },
+        inputSchema: {
+          q: z.string().trim().min(1).max(200).optional().describe('Part of the name or title'),
+          offset,
+          limit: limit(20, 100),
+        },
         annotations: { title: `List ${title}`, ...READ_ONLY },
       },
       (args) => run(async () => json(await listGroups(domain, actor, kind, { q: args.q }, { offset: args.offset, limit: args.limit }))),

@@ -102,7 +102,15 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
         url = next;
         continue;
       }
-      return respond(res, { url, redirects, address: res.socket?.remoteAddress ?? pinned.address, maxBytes: opts.maxBytes, signal, timer, timedOut });
+      return respond(res, {
+        url,
+        redirects,
+        address: res.socket?.remoteAddress ?? pinned.address,
+        maxBytes: opts.maxBytes,
+        signal,
+        timer,
+        timedOut,
+      });
     }
   } catch (err) {
     clearTimeout(timer);

@@ -55,12 +55,17 @@ export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
   const memberOf = [...roles.keys()];
   const editorOf = [...roles].filter(([, role]) => hasRole(role, 'editor')).map(([id]) => id);
   return {
-    $and: [inLiveOrganization, { $or: [
-      { state: 'active' as const, private: false },
-      ...(memberOf.length ? [{ state: 'active' as const, ownerOrg: { $in: memberOf } }] : []),
-      ...(a.userId ? [{ state: 'draft' as const, creator: a.userId }] : []),
-      ...(editorOf.length ? [{ state: { $in: ['draft' as const, 'deleted' as const] }, ownerOrg: { $in: editorOf } }] : []),
-    ] }],
+    $and: [
+      inLiveOrganization,
+      {
+        $or: [
+          { state: 'active' as const, private: false },
+          ...(memberOf.length ? [{ state: 'active' as const, ownerOrg: { $in: memberOf } }] : []),
+          ...(a.userId ? [{ state: 'draft' as const, creator: a.userId }] : []),
+          ...(editorOf.length ? [{ state: { $in: ['draft' as const, 'deleted' as const] }, ownerOrg: { $in: editorOf } }] : []),
+        ],
+      },
+    ],
   };
 }
 

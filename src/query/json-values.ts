@@ -14,7 +14,11 @@ export const queryValueConverter: DuckDBValueConverter<Json> = (value, type, con
     case DuckDBTypeId.TIMESTAMP_NS:
       return value === null ? null : isoTimestamp(String(value));
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return value === null ? null : isoTimestamp(String(value)).replace(/([+-]\d\d)$/, '$1:00').replace(/[+-]00:00$/, 'Z');
+      return value === null
+        ? null
+        : isoTimestamp(String(value))
+            .replace(/([+-]\d\d)$/, '$1:00')
+            .replace(/[+-]00:00$/, 'Z');
     default:
       return JsonDuckDBValueConverter(value, type, converter);
   }

@@ -14,7 +14,13 @@ import type { ObjectStore } from '../storage/object-store.ts';
 export async function localPreview(storage: ObjectStore, dir: string, resourceId: string, version: string): Promise<string> {
   const name = createHash('sha256').update(`${resourceId}\n${version}`).digest('hex').slice(0, 32);
   const file = path.join(dir, `${name}.parquet`);
-  if (await fsp.access(file).then(() => true, () => false)) return file;
+  if (
+    await fsp.access(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    return file;
   await fsp.mkdir(dir, { recursive: true });
   const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
   try {

@@ -120,7 +120,7 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
     // The keys of each row object: a self-join's second `id` becomes `id:1` instead of overwriting the first.
     const columns = reader.deduplicatedColumnNames();
     const all = reader.convertRowObjects(queryValueConverter);
-    let truncated = all.length > limits.maxRows || !reader.done && reader.currentRowCount > limits.maxRows;
+    let truncated = all.length > limits.maxRows || (!reader.done && reader.currentRowCount > limits.maxRows);
     const rows: Record<string, unknown>[] = [];
     let bytes = 2;
     for (const row of all.slice(0, limits.maxRows)) {

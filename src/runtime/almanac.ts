@@ -51,7 +51,9 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
 
   try {
     // Before anything slow starts: a missing Temporal CLI is fetched now, or the start stops at once.
-    const temporalCli = config.temporal.embedded ? await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log) : null;
+    const temporalCli = config.temporal.embedded
+      ? await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log)
+      : null;
     // serve is the long-running owner of the embedded cluster: it takes over one a killed run left behind.
     const db = await startDatabase(config, log, { takeOver: true });
     stack.push({ name: 'database', stop: () => db.stop() });
@@ -133,4 +135,3 @@ function closeServer(server: http.Server) {
     server.closeIdleConnections();
   });
 }
-

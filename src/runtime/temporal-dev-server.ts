@@ -28,11 +28,16 @@ const START_TIMEOUT_MS = 60_000;
 /** Starts `temporal server start-dev` as a child process and waits until its frontend accepts connections. */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions, log: Logger): Promise<RunningTemporal> {
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--namespace', opts.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    'warn',
   ];
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (opts.ui === false) args.push('--headless');

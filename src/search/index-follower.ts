@@ -13,7 +13,13 @@ const RECONNECT_MS = 2_000;
 async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: string) {
   const em = orm.em.fork();
   const points = await pointsOfDataset(em, datasetId);
-  const vectors = search.embeddings ? await loadVectors(em, search.embeddings.model, points.map((p) => p.contentHash)) : new Map();
+  const vectors = search.embeddings
+    ? await loadVectors(
+        em,
+        search.embeddings.model,
+        points.map((p) => p.contentHash),
+      )
+    : new Map();
   for (const index of INDEX_NAMES) {
     const batch = points.flatMap((p) => {
       const vector = vectors.get(p.contentHash);
@@ -47,7 +53,9 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
     try {
       for (const datasetId of pending) {
         pending.delete(datasetId);
-        await reloadDataset(orm, search, datasetId).catch((err) => search.log.warn({ err, datasetId }, 'reloading a dataset into the vector index failed'));
+        await reloadDataset(orm, search, datasetId).catch((err) =>
+          search.log.warn({ err, datasetId }, 'reloading a dataset into the vector index failed'),
+        );
       }
     } finally {
       draining = false;

@@ -15,14 +15,24 @@ async function indexPage(em: EntityManager, search: SearchServices, points: Poin
   if (!search.embeddings || points.length === 0) return 0;
   let vectors: Array<Float32Array | undefined>;
   if (embedMissing) {
-    vectors = await embedCached(em, search.embeddings, points.map((p) => p.payload.text));
+    vectors = await embedCached(
+      em,
+      search.embeddings,
+      points.map((p) => p.payload.text),
+    );
   } else {
-    const cached = await loadVectors(em, search.embeddings.model, points.map((p) => p.contentHash));
+    const cached = await loadVectors(
+      em,
+      search.embeddings.model,
+      points.map((p) => p.contentHash),
+    );
     vectors = points.map((p) => cached.get(p.contentHash));
   }
   let written = 0;
   for (const index of INDEX_NAMES) {
-    const batch = points.flatMap((p, i) => (p.index === index && vectors[i] ? [{ id: p.id, vector: vectors[i]!, payload: p.payload }] : []));
+    const batch = points.flatMap((p, i) =>
+      p.index === index && vectors[i] ? [{ id: p.id, vector: vectors[i]!, payload: p.payload }] : [],
+    );
     if (batch.length === 0) continue;
     await search.ensureIndex(index, batch[0]!.vector.length);
     await search.vectors.upsert(index, batch);

@@ -75,7 +75,9 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
   const terms = words.map((w, i) => ({ w, tsq: lexemes[i]!.tsq }));
   const meaningful = terms.some((x) => x.tsq !== '') ? terms.filter((x) => x.tsq !== '') : terms;
   const fuzzy = {
-    sql: meaningful.map((x) => (x.tsq ? '(d.search_vector @@ ?::tsquery or ? <% d.name or ? <% d.title)' : '(? <% d.name or ? <% d.title)')).join(' and '),
+    sql: meaningful
+      .map((x) => (x.tsq ? '(d.search_vector @@ ?::tsquery or ? <% d.name or ? <% d.title)' : '(? <% d.name or ? <% d.title)'))
+      .join(' and '),
     params: meaningful.flatMap((x) => (x.tsq ? [x.tsq, x.w, x.w] : [x.w, x.w])),
   };
   return { strict, fuzzy, rank };

@@ -17,7 +17,9 @@ export interface PointRow {
 
 /** Ids per index of a dataset's points now, to tell which ones a new version drops. */
 export async function pointIdsOf(em: EntityManager, datasetId: string): Promise<Map<IndexName, Set<string>>> {
-  const rows = await em.execute<Array<{ index: IndexName; id: string }>>('select index, id from search_points where dataset_id = ?', [datasetId]);
+  const rows = await em.execute<Array<{ index: IndexName; id: string }>>('select index, id from search_points where dataset_id = ?', [
+    datasetId,
+  ]);
   const ids = new Map<IndexName, Set<string>>();
   for (const row of rows) ids.set(row.index, (ids.get(row.index) ?? new Set()).add(row.id));
   return ids;
@@ -40,7 +42,16 @@ export async function writePoints(em: EntityManager, datasetId: string, docs: Se
         [
           datasetId,
           language,
-          JSON.stringify(batch.map((d) => ({ index: d.index, id: d.id, resource_id: d.resourceId, chunk: d.chunk, text: d.text, hash: contentHash(d.text) }))),
+          JSON.stringify(
+            batch.map((d) => ({
+              index: d.index,
+              id: d.id,
+              resource_id: d.resourceId,
+              chunk: d.chunk,
+              text: d.text,
+              hash: contentHash(d.text),
+            })),
+          ),
         ],
       );
     }

@@ -56,7 +56,11 @@ function rollUp(index: IndexName, hits: VectorHit[]) {
  * The three semantic lists for `q` under `filter`, or `unavailable` when there is no model, the model
  * fails, or the vector index is down: search then answers from keywords alone and says so.
  */
-export async function semanticLists(search: SearchServices, q: string, filter: VectorFilter): Promise<{ status: SemanticStatus; lists: SemanticLists }> {
+export async function semanticLists(
+  search: SearchServices,
+  q: string,
+  filter: VectorFilter,
+): Promise<{ status: SemanticStatus; lists: SemanticLists }> {
   const lists: SemanticLists = new Map();
   if (!search.embeddings) return { status: 'unavailable', lists };
   try {

@@ -24,7 +24,8 @@ const CONTENTS_READ_BYTES = 64 * 1024;
 async function readContents(storage: ObjectStore, resourceId: string): Promise<string | null> {
   try {
     const chunks: Buffer[] = [];
-    for await (const chunk of await storage.read(contentsKey(resourceId), { start: 0, end: CONTENTS_READ_BYTES - 1 })) chunks.push(chunk as Buffer);
+    for await (const chunk of await storage.read(contentsKey(resourceId), { start: 0, end: CONTENTS_READ_BYTES - 1 }))
+      chunks.push(chunk as Buffer);
     return new TextDecoder('utf-8').decode(Buffer.concat(chunks), { stream: true });
   } catch (err) {
     if (err instanceof ObjectNotFoundError) return null;
@@ -76,7 +77,11 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
   let vectors: Map<string, Float32Array> | null = new Map();
   try {
     if (docs.length > 0) {
-      const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), docs.map((d) => d.text));
+      const embedded = await embedCached(
+        deps.em,
+        requireEmbeddings(deps.search),
+        docs.map((d) => d.text),
+      );
       docs.forEach((d, i) => vectors!.set(contentHash(d.text), embedded[i]!));
     }
   } catch (err) {
@@ -101,10 +106,17 @@ function requireEmbeddings(search: SearchServices) {
 }
 
 /** Upserts the points with their vectors (by text hash) and drops the ones the dataset no longer has. */
-async function pushVectors(deps: SearchSyncDeps, points: PointRow[], previous: Map<IndexName, Set<string>>, byHash: Map<string, Float32Array>) {
+async function pushVectors(
+  deps: SearchSyncDeps,
+  points: PointRow[],
+  previous: Map<IndexName, Set<string>>,
+  byHash: Map<string, Float32Array>,
+) {
   const { vectors } = deps.search;
   for (const index of INDEX_NAMES) {
-    const batch = points.flatMap((p) => (p.index === index && byHash.has(p.contentHash) ? [{ id: p.id, vector: byHash.get(p.contentHash)!, payload: p.payload }] : []));
+    const batch = points.flatMap((p) =>
+      p.index === index && byHash.has(p.contentHash) ? [{ id: p.id, vector: byHash.get(p.contentHash)!, payload: p.payload }] : [],
+    );
     if (batch.length === 0) continue;
     await deps.search.ensureIndex(index, batch[0]!.vector.length);
     await vectors.upsert(index, batch);

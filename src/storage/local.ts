@@ -104,7 +104,8 @@ export class LocalObjectStore implements ObjectStore {
     try {
       const stats = await handle.stat();
       if (!stats.isFile()) throw new ObjectNotFoundError(key);
-      if (range && range.start >= stats.size) throw new RangeError(`range starts at ${range.start}, past the end of ${key} (${stats.size} bytes)`);
+      if (range && range.start >= stats.size)
+        throw new RangeError(`range starts at ${range.start}, past the end of ${key} (${stats.size} bytes)`);
     } catch (err) {
       await handle.close();
       throw err;

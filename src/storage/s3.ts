@@ -172,7 +172,10 @@ export class S3ObjectStore implements ObjectStore {
   private async uploadPart(key: string, uploadId: string, partNumber: number, part: Buffer) {
     // Over https the client signs UNSIGNED-PAYLOAD, so without an MD5 nothing would catch a corrupted part.
     const headers = { 'Content-MD5': createHash('md5').update(part).digest('base64') };
-    const { etag } = await this.client.uploadPart({ bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers }, part);
+    const { etag } = await this.client.uploadPart(
+      { bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers },
+      part,
+    );
     return { part: partNumber, etag };
   }
 

@@ -28,7 +28,8 @@ export function signPut(secret: string, key: string, expires: number, contentTyp
  * a forged or altered one is `bad_signature` whatever its date.
  */
 export function verifyPut(secret: string, presented: PresentedPut): PutVerdict {
-  const expires = typeof presented.expires === 'number' ? presented.expires : /^\d{1,12}$/.test(presented.expires) ? Number(presented.expires) : NaN;
+  const expires =
+    typeof presented.expires === 'number' ? presented.expires : /^\d{1,12}$/.test(presented.expires) ? Number(presented.expires) : NaN;
   if (!Number.isSafeInteger(expires) || !/^[0-9a-f]{64}$/.test(presented.signature)) return { ok: false, reason: 'bad_signature' };
   const expected = Buffer.from(signPut(secret, presented.key, expires, presented.contentType), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(presented.signature, 'hex'))) return { ok: false, reason: 'bad_signature' };

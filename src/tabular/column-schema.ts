@@ -30,8 +30,16 @@ export interface TableSchema {
 }
 
 const INTEGER_TYPES = new Set([
-  'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT',
-  'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT',
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+  'UHUGEINT',
 ]);
 const FLOAT_TYPES = new Set(['FLOAT', 'DOUBLE', 'DECIMAL']);
 

@@ -79,20 +79,13 @@ async function columnCount(db: DuckDbSession, path: string, options: CsvOptions)
 }
 
 /** Writes the Parquet preview and returns the options that finally read the whole file. */
-export async function copyCsvToParquet(
-  db: DuckDbSession,
-  csvPath: string,
-  parquetPath: string,
-  chosen: CsvOptions,
-): Promise<CsvOptions> {
+export async function copyCsvToParquet(db: DuckDbSession, csvPath: string, parquetPath: string, chosen: CsvOptions): Promise<CsvOptions> {
   const attempts: CsvOptions[] = [chosen];
   let firstError: DuckDbStatementError | null = null;
   for (let index = 0; index < attempts.length; index++) {
     const options = attempts[index]!;
     try {
-      await db.run(
-        `COPY (SELECT * FROM ${readCsvSql(csvPath, options)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd)`,
-      );
+      await db.run(`COPY (SELECT * FROM ${readCsvSql(csvPath, options)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd)`);
       return options;
     } catch (error) {
       if (!(error instanceof DuckDbStatementError)) throw error;

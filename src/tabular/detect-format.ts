@@ -30,9 +30,38 @@ type TextFormat = 'CSV' | 'TSV' | 'TXT' | 'JSON' | 'GEOJSON' | 'JSONL' | 'XML' |
  * a hint naming anything else (SHP, GML, MD, …) is kept when the bytes have nothing better to say.
  */
 const VERIFIABLE = new Set<string>([
-  'CSV', 'TSV', 'TXT', 'JSON', 'GEOJSON', 'JSONL', 'XML', 'HTML', 'KML', 'GPX', 'SVG', 'PDF', 'PNG', 'JPEG',
-  'GIF', 'TIFF', 'ZIP', 'XLSX', 'DOCX', 'PPTX', 'ODS', 'ODT', 'XLS', 'DOC', 'PPT', 'PARQUET', 'SQLITE',
-  'GZIP', 'BZIP2', 'XZ', 'ZSTD', '7Z',
+  'CSV',
+  'TSV',
+  'TXT',
+  'JSON',
+  'GEOJSON',
+  'JSONL',
+  'XML',
+  'HTML',
+  'KML',
+  'GPX',
+  'SVG',
+  'PDF',
+  'PNG',
+  'JPEG',
+  'GIF',
+  'TIFF',
+  'ZIP',
+  'XLSX',
+  'DOCX',
+  'PPTX',
+  'ODS',
+  'ODT',
+  'XLS',
+  'DOC',
+  'PPT',
+  'PARQUET',
+  'SQLITE',
+  'GZIP',
+  'BZIP2',
+  'XZ',
+  'ZSTD',
+  '7Z',
 ]);
 
 export async function detectFormat(path: string, hints: FormatHints = {}): Promise<DetectedFormat> {
@@ -145,7 +174,8 @@ function delimitedFormat(text: string, complete: boolean): TextFormat {
   return delimiter ? 'CSV' : 'TXT';
 }
 
-const GEOJSON_TYPES = /"type"\s*:\s*"(FeatureCollection|Feature|GeometryCollection|Point|MultiPoint|LineString|MultiLineString|Polygon|MultiPolygon)"/;
+const GEOJSON_TYPES =
+  /"type"\s*:\s*"(FeatureCollection|Feature|GeometryCollection|Point|MultiPoint|LineString|MultiLineString|Polygon|MultiPolygon)"/;
 
 function markupOrJson(start: string, complete: boolean): TextFormat | null {
   if (start[0] === '{' || start[0] === '[') return jsonFormat(start, complete);

@@ -103,10 +103,7 @@ export class DuckDbSession {
       return await Promise.race([work(), abandoned]);
     } catch (error) {
       if (timedOut) {
-        throw new TabularError(
-          'timeout',
-          `Reading the file took longer than ${Math.round(this.limits.timeoutMs / 1000)} seconds`,
-        );
+        throw new TabularError('timeout', `Reading the file took longer than ${Math.round(this.limits.timeoutMs / 1000)} seconds`);
       }
       const raw = error instanceof Error ? error.message : String(error);
       throw new DuckDbStatementError(cleanDuckDbMessage(raw, [this.directory]), raw);
@@ -126,7 +123,8 @@ export function sqlIdentifier(name: string): string {
 }
 
 // Lines DuckDB adds for a developer at a SQL prompt: hints, the option dump, the echoed statement.
-const BOILERPLATE = /^(possible (fixes|solution)|\*|line \d+:|\^|the search space used was|delimiter candidates|quote\/escape candidates|comment candidates|encoding:|[a-z_ ]+ = )/i;
+const BOILERPLATE =
+  /^(possible (fixes|solution)|\*|line \d+:|\^|the search space used was|delimiter candidates|quote\/escape candidates|comment candidates|encoding:|[a-z_ ]+ = )/i;
 
 /**
  * The first meaningful lines of a DuckDB error, without its type prefix, without any absolute path
@@ -135,7 +133,11 @@ const BOILERPLATE = /^(possible (fixes|solution)|\*|line \d+:|\^|the search spac
 export function cleanDuckDbMessage(raw: string, knownPaths: string[] = []): string {
   let text = raw;
   for (const path of knownPaths.filter(Boolean).sort((a, b) => b.length - a.length)) {
-    text = text.split(path + sep).join('').split(path).join('');
+    text = text
+      .split(path + sep)
+      .join('')
+      .split(path)
+      .join('');
   }
   // Only where a path can start (line start, after a blank, quote or bracket): `Kapitel/Titel` is data.
   text = text.replace(/(?<=^|[\s"'(=])(?:[A-Za-z]:\\|\/)[^\s"']*/gm, '<file>');

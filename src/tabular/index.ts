@@ -11,20 +11,9 @@
  */
 export { detectFormat, type DetectedFormat, type TabularKind } from './detect-format.ts';
 export type { FormatHints } from './formats.ts';
-export {
-  buildTabularPreview,
-  DEFAULT_PREVIEW_MAX_BYTES,
-  type BuildTabularPreviewOptions,
-  type TabularPreview,
-} from './preview.ts';
+export { buildTabularPreview, DEFAULT_PREVIEW_MAX_BYTES, type BuildTabularPreviewOptions, type TabularPreview } from './preview.ts';
 export { extractText, DEFAULT_TEXT_MAX_BYTES, type ExtractTextOptions } from './extract-text.ts';
-export {
-  mapDuckDbType,
-  type ColumnSchema,
-  type ColumnStats,
-  type ColumnType,
-  type TableSchema,
-} from './column-schema.ts';
+export { mapDuckDbType, type ColumnSchema, type ColumnStats, type ColumnType, type TableSchema } from './column-schema.ts';
 export type { CsvDialect } from './csv-read.ts';
 export type { TextEncoding } from './encoding.ts';
 export { DEFAULT_DUCKDB_LIMITS, type DuckDbLimits } from './duckdb-session.ts';

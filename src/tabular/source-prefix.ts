@@ -61,10 +61,7 @@ export async function writeUtf8Prefix(options: SourcePrefixOptions): Promise<Sou
     if (!truncated) return { path: options.destPath, truncated, bytesWritten: written };
     const end = records.lastRecordEnd;
     if (end <= 0) {
-      throw new TabularError(
-        'row_too_large',
-        `The first row is longer than the preview limit of ${formatBytes(options.maxBytes)}`,
-      );
+      throw new TabularError('row_too_large', `The first row is longer than the preview limit of ${formatBytes(options.maxBytes)}`);
     }
     await dest.truncate(end);
     return { path: options.destPath, truncated, bytesWritten: end };

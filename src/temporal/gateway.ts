@@ -121,7 +121,15 @@ export class TemporalJobs implements Jobs {
   }
 
   list(filter: JobFilter, req: PageRequest) {
-    return this.call(() => listJobRuns(this.client, this.taskQueue, filter, req, (run) => `${this.workflowUiUrl(run.workflowId)}/${encodeURIComponent(run.runId)}/history`));
+    return this.call(() =>
+      listJobRuns(
+        this.client,
+        this.taskQueue,
+        filter,
+        req,
+        (run) => `${this.workflowUiUrl(run.workflowId)}/${encodeURIComponent(run.runId)}/history`,
+      ),
+    );
   }
 
   stats() {
@@ -168,7 +176,13 @@ export class TemporalJobs implements Jobs {
     return { workflowId, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(workflowId) };
   }
 
-  private startHandle(type: WorkflowType, workflowId: string, args: unknown[], onRunning: WorkflowIdConflictPolicy, onClosed?: WorkflowIdReusePolicy) {
+  private startHandle(
+    type: WorkflowType,
+    workflowId: string,
+    args: unknown[],
+    onRunning: WorkflowIdConflictPolicy,
+    onClosed?: WorkflowIdReusePolicy,
+  ) {
     return this.call(() =>
       this.client.workflow.start(type, {
         taskQueue: this.taskQueue,

@@ -19,7 +19,10 @@ export interface LinkCheckScheduleOptions {
  * so however many start together there is one schedule, and a process that finds it already right
  * changes nothing. A run still going when the next is due makes the schedule skip that one.
  */
-export async function ensureLinkCheckSchedule(client: Client, opts: LinkCheckScheduleOptions): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureLinkCheckSchedule(
+  client: Client,
+  opts: LinkCheckScheduleOptions,
+): Promise<'created' | 'updated' | 'unchanged'> {
   const scheduleId = opts.scheduleId ?? LINK_CHECK_SCHEDULE_ID;
   const spec = { intervals: [{ every: opts.intervalMs }] };
   const action = {

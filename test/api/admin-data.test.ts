@@ -15,10 +15,18 @@ test('DELETE /admin/data removes every dataset, organization, category and tag, 
   await app.api.post('/api/v1/groups', { name: 'wipe-cat' }, auth);
   await app.api.post('/api/v1/organizations/wipe-org/members', { user: user.id, role: 'editor' }, auth);
   for (const name of ['wipe-a', 'wipe-b']) {
-    const res = await app.api.post('/api/v1/packages', {
-      name, ownerOrg: 'wipe-org', licenseId: 'cc-by', tags: ['wipe-tag'], groups: ['wipe-cat'],
-      resources: [{ url: `https://example.org/${name}.csv`, format: 'CSV' }],
-    }, auth);
+    const res = await app.api.post(
+      '/api/v1/packages',
+      {
+        name,
+        ownerOrg: 'wipe-org',
+        licenseId: 'cc-by',
+        tags: ['wipe-tag'],
+        groups: ['wipe-cat'],
+        resources: [{ url: `https://example.org/${name}.csv`, format: 'CSV' }],
+      },
+      auth,
+    );
     t.is(res.status, 201, res.text);
   }
   await app.api.post('/api/v1/packages/drafts', { title: 'a draft' }, { token: user.token });

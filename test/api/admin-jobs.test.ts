@@ -101,7 +101,10 @@ test.serial('a failed job carries the failure message, down to its cause', async
   // A real workflow of the app given an id it cannot handle: its activity fails in Postgres.
   const workflowId = 'publish-sync-not-a-dataset';
   await t.throwsAsync(client.workflow.execute('publishSyncWorkflow', { taskQueue: app.taskQueue, workflowId, args: ['not-a-uuid'] }));
-  const failed = await eventually(() => jobs('?status=failed'), (r) => rowsOf(r).some((row) => row.workflowId === workflowId));
+  const failed = await eventually(
+    () => jobs('?status=failed'),
+    (r) => rowsOf(r).some((row) => row.workflowId === workflowId),
+  );
   const row = rowsOf(failed).find((r) => r.workflowId === workflowId)!;
   t.like(row, { type: 'publish-sync', status: 'failed' });
   t.false('packageId' in row, 'the id names no dataset');
@@ -115,7 +118,10 @@ test.serial('filters and paging: count agrees with the results, pages add up to 
     const draft = await app.api.post('/api/v1/packages/drafts', { title: `page ${i}` }, { token: user.token });
     t.is((await app.api.delete(`/api/v1/packages/${draft.body.id}`, { token: user.token })).status, 204);
   }
-  const all = await eventually(() => jobs('?type=delete-draft&limit=100'), (r) => r.body.count === 4 && rowsOf(r).length === 4);
+  const all = await eventually(
+    () => jobs('?type=delete-draft&limit=100'),
+    (r) => r.body.count === 4 && rowsOf(r).length === 4,
+  );
   t.is(all.status, 200, all.text);
   t.like(all.body, { count: 4, offset: 0, limit: 100 });
   t.true(rowsOf(all).every((row) => row.type === 'delete-draft' && row.status === 'completed'));
@@ -127,7 +133,10 @@ test.serial('filters and paging: count agrees with the results, pages add up to 
     t.is(rowsOf(one).length, 1);
     paged.push(rowsOf(one)[0].runId);
   }
-  t.deepEqual(paged, rowsOf(all).map((row) => row.runId));
+  t.deepEqual(
+    paged,
+    rowsOf(all).map((row) => row.runId),
+  );
   const past = await jobs('?type=delete-draft&limit=10&offset=4');
   t.like(past.body, { count: 4, offset: 4, limit: 10, results: [] });
 
@@ -152,7 +161,11 @@ test.serial('unknown filter values and out-of-range paging are 400 naming the pa
   ]) {
     const reply = await jobs(query);
     isProblem(t, reply, 400, 'invalid_parameters');
-    t.deepEqual(reply.body.errors.map((e: { path: string }) => e.path), [field], query);
+    t.deepEqual(
+      reply.body.errors.map((e: { path: string }) => e.path),
+      [field],
+      query,
+    );
   }
 });
 
@@ -162,112 +175,164 @@ test.serial('stats count jobs per type and status, in agreement with the list', 
   const { total, byStatus, byType } = stats.body;
   t.is(total, (await jobs()).body.count);
   t.deepEqual(byStatus, { running: 0, completed: 5, failed: 1, canceled: 0, terminated: 0, timed_out: 0, continued_as_new: 0 });
-  t.deepEqual(Object.keys(byType).sort(), ['delete-all-data', 'delete-draft', 'enqueue-all', 'link-check', 'pipeline', 'publish-sync', 'purge-dataset', 'purge-org', 'reindex-metadata']);
+  t.deepEqual(Object.keys(byType).sort(), [
+    'delete-all-data',
+    'delete-draft',
+    'enqueue-all',
+    'link-check',
+    'pipeline',
+    'publish-sync',
+    'purge-dataset',
+    'purge-org',
+    'reindex-metadata',
+  ]);
   t.like(byType['delete-draft'], { total: 4, completed: 4, failed: 0 });
   t.like(byType['publish-sync'], { total: 2, completed: 1, failed: 1 });
   t.like(byType.pipeline, { total: 0, running: 0 });
   for (const [type, counts] of Object.entries(byType) as [string, Record<string, number>][]) {
     const { total: typeTotal, ...statuses } = counts;
-    t.is(Object.values(statuses).reduce((a, b) => a + b, 0), typeTotal, type);
+    t.is(
+      Object.values(statuses).reduce((a, b) => a + b, 0),
+      typeTotal,
+      type,
+    );
   }
 });
 
-test.serial('enqueue-all starts one pipeline per resource with something to process, pages with continue-as-new, joins a running pipeline and keeps to its concurrency', async (t) => {
-  await app.api.post('/api/v1/organizations', { name: 'enq-org' }, admin());
-  const link = (name: string) => ({ name, url: `${filesUrl}/${name}.csv`, format: 'CSV' });
-  const active = await app.api.post('/api/v1/packages', {
-    name: 'enq-active', ownerOrg: 'enq-org', licenseId: 'cc-by',
-    resources: [link('a'), link('b'), link('c'), { name: 'never uploaded', urlType: 'upload', format: 'CSV' }],
-  }, admin());
-  t.is(active.status, 201, active.text);
-  const draft = await app.api.post('/api/v1/packages/drafts', { title: 'enq draft', ownerOrg: 'enq-org' }, admin());
-  t.is(draft.status, 201, draft.text);
-  const draftLink = await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, link('d'), admin());
-  const draftUpload = await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, { name: 'uploaded', urlType: 'upload', format: 'CSV' }, admin());
-  const uploaded = await app.api.request('POST', `/api/v1/resources/${draftUpload.body.id}/upload`, 'x,y\n3,4\n', {
-    ...admin(), headers: { 'Content-Type': 'text/csv' },
-  });
-  t.is(uploaded.status, 200, uploaded.text);
-  const gone = await app.api.post('/api/v1/packages', { name: 'enq-deleted', ownerOrg: 'enq-org', licenseId: 'cc-by', resources: [link('e')] }, admin());
-  t.is((await app.api.delete('/api/v1/packages/enq-deleted', admin())).status, 204);
-
-  const [a, b, c, unuploaded] = active.body.resources.map((r: { id: string }) => r.id);
-  const eligible = [a, b, c, draftLink.body.id, draftUpload.body.id];
-  const notEligible = [unuploaded, gone.body.resources[0].id];
-
-  // Pipelines stand in for the work enqueue-all hands out: whatever they do (finish, fail, or wait on
-  // a worker that lacks them), the test ends each one it finds running, as an operator could.
-  const ended = new Set([...eligible, ...notEligible]);
-  const runningPipelines = async () => {
-    const states = await Promise.all([...ended].map(async (id) => {
-      const handle = client.workflow.getHandle(pipelineWorkflowId(id));
-      return { handle, running: (await handle.describe().catch(() => undefined))?.status.name === 'RUNNING' };
-    }));
-    return states.filter((s) => s.running).map((s) => s.handle);
-  };
-  const startEnder = () => {
-    let ending = true;
-    const loop = (async () => {
-      while (ending) {
-        await Promise.all((await runningPipelines()).map((handle) => handle.terminate('ended by the test').catch(() => {})));
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
-    return async () => {
-      ending = false;
-      await loop;
-    };
-  };
-  let stopEnder = startEnder();
-  // The upload started a pipeline of its own: it must be over before enqueue-all looks.
-  while ((await runningPipelines()).length > 0) await new Promise((r) => setTimeout(r, 50));
-
-  // A pipeline already running for `a` (queued where no worker polls) must be joined, not started again.
-  // The ender stops first, so no sweep that began before `a` left the set can end it.
-  await stopEnder();
-  ended.delete(a);
-  stopEnder = startEnder();
-  const runningElsewhere = await client.workflow.start('pipelineWorkflow', {
-    taskQueue: `nobody-polls-${app.taskQueue}`, workflowId: pipelineWorkflowId(a), args: [a],
-  });
-  try {
-    const handle = await client.workflow.start('enqueueAllWorkflow', {
-      taskQueue: app.taskQueue, workflowId: 'enqueue-all', args: [{ pageSize: 2, pagesPerRun: 1, concurrency: 1 }],
+test.serial(
+  'enqueue-all starts one pipeline per resource with something to process, pages with continue-as-new, joins a running pipeline and keeps to its concurrency',
+  async (t) => {
+    await app.api.post('/api/v1/organizations', { name: 'enq-org' }, admin());
+    const link = (name: string) => ({ name, url: `${filesUrl}/${name}.csv`, format: 'CSV' });
+    const active = await app.api.post(
+      '/api/v1/packages',
+      {
+        name: 'enq-active',
+        ownerOrg: 'enq-org',
+        licenseId: 'cc-by',
+        resources: [link('a'), link('b'), link('c'), { name: 'never uploaded', urlType: 'upload', format: 'CSV' }],
+      },
+      admin(),
+    );
+    t.is(active.status, 201, active.text);
+    const draft = await app.api.post('/api/v1/packages/drafts', { title: 'enq draft', ownerOrg: 'enq-org' }, admin());
+    t.is(draft.status, 201, draft.text);
+    const draftLink = await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, link('d'), admin());
+    const draftUpload = await app.api.post(
+      `/api/v1/packages/${draft.body.id}/resources`,
+      { name: 'uploaded', urlType: 'upload', format: 'CSV' },
+      admin(),
+    );
+    const uploaded = await app.api.request('POST', `/api/v1/resources/${draftUpload.body.id}/upload`, 'x,y\n3,4\n', {
+      ...admin(),
+      headers: { 'Content-Type': 'text/csv' },
     });
-    const counts = await handle.result();
-    t.like(counts, { started: 4, joined: 1 });
-    t.is(counts.succeeded + counts.failed, 4);
-  } finally {
+    t.is(uploaded.status, 200, uploaded.text);
+    const gone = await app.api.post(
+      '/api/v1/packages',
+      { name: 'enq-deleted', ownerOrg: 'enq-org', licenseId: 'cc-by', resources: [link('e')] },
+      admin(),
+    );
+    t.is((await app.api.delete('/api/v1/packages/enq-deleted', admin())).status, 204);
+
+    const [a, b, c, unuploaded] = active.body.resources.map((r: { id: string }) => r.id);
+    const eligible = [a, b, c, draftLink.body.id, draftUpload.body.id];
+    const notEligible = [unuploaded, gone.body.resources[0].id];
+
+    // Pipelines stand in for the work enqueue-all hands out: whatever they do (finish, fail, or wait on
+    // a worker that lacks them), the test ends each one it finds running, as an operator could.
+    const ended = new Set([...eligible, ...notEligible]);
+    const runningPipelines = async () => {
+      const states = await Promise.all(
+        [...ended].map(async (id) => {
+          const handle = client.workflow.getHandle(pipelineWorkflowId(id));
+          return { handle, running: (await handle.describe().catch(() => undefined))?.status.name === 'RUNNING' };
+        }),
+      );
+      return states.filter((s) => s.running).map((s) => s.handle);
+    };
+    const startEnder = () => {
+      let ending = true;
+      const loop = (async () => {
+        while (ending) {
+          await Promise.all((await runningPipelines()).map((handle) => handle.terminate('ended by the test').catch(() => {})));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      return async () => {
+        ending = false;
+        await loop;
+      };
+    };
+    let stopEnder = startEnder();
+    // The upload started a pipeline of its own: it must be over before enqueue-all looks.
+    while ((await runningPipelines()).length > 0) await new Promise((r) => setTimeout(r, 50));
+
+    // A pipeline already running for `a` (queued where no worker polls) must be joined, not started again.
+    // The ender stops first, so no sweep that began before `a` left the set can end it.
     await stopEnder();
-    await runningElsewhere.terminate('test over').catch(() => {});
-  }
-
-  // The children: exactly the eligible resources but the joined one, each started by enqueue-all.
-  const children: { workflowId: string; start: number; close: number }[] = [];
-  for await (const info of client.workflow.list({ query: jobsQuery(app.taskQueue, { type: 'pipeline' }) })) {
-    if (info.parentExecution?.workflowId === 'enqueue-all') {
-      children.push({ workflowId: info.workflowId, start: info.startTime.getTime(), close: info.closeTime?.getTime() ?? Infinity });
+    ended.delete(a);
+    stopEnder = startEnder();
+    const runningElsewhere = await client.workflow.start('pipelineWorkflow', {
+      taskQueue: `nobody-polls-${app.taskQueue}`,
+      workflowId: pipelineWorkflowId(a),
+      args: [a],
+    });
+    try {
+      const handle = await client.workflow.start('enqueueAllWorkflow', {
+        taskQueue: app.taskQueue,
+        workflowId: 'enqueue-all',
+        args: [{ pageSize: 2, pagesPerRun: 1, concurrency: 1 }],
+      });
+      const counts = await handle.result();
+      t.like(counts, { started: 4, joined: 1 });
+      t.is(counts.succeeded + counts.failed, 4);
+    } finally {
+      await stopEnder();
+      await runningElsewhere.terminate('test over').catch(() => {});
     }
-  }
-  t.deepEqual(children.map((ch) => ch.workflowId).sort(), [b, c, draftLink.body.id, draftUpload.body.id].map(pipelineWorkflowId).sort());
-  // concurrency 1: no child started before the one before it had closed.
-  const ordered = children.sort((x, y) => x.start - y.start);
-  for (let i = 1; i < ordered.length; i++) t.true(ordered[i].start >= ordered[i - 1].close, `child ${i} overlaps`);
 
-  // Five resources, two per page, one page per run: three runs, the first two continued as new.
-  const runs = await eventually(() => jobs('?type=enqueue-all'), (r) => r.body.count === 3 && rowsOf(r).every((row) => row.status !== 'running'));
-  t.deepEqual(rowsOf(runs).map((row) => row.status).sort(), ['completed', 'continued_as_new', 'continued_as_new']);
-  t.true(rowsOf(runs).every((row) => row.workflowId === 'enqueue-all'));
-  t.is((await jobs('?type=enqueue-all&status=continued_as_new')).body.count, 2);
+    // The children: exactly the eligible resources but the joined one, each started by enqueue-all.
+    const children: { workflowId: string; start: number; close: number }[] = [];
+    for await (const info of client.workflow.list({ query: jobsQuery(app.taskQueue, { type: 'pipeline' }) })) {
+      if (info.parentExecution?.workflowId === 'enqueue-all') {
+        children.push({ workflowId: info.workflowId, start: info.startTime.getTime(), close: info.closeTime?.getTime() ?? Infinity });
+      }
+    }
+    t.deepEqual(children.map((ch) => ch.workflowId).sort(), [b, c, draftLink.body.id, draftUpload.body.id].map(pipelineWorkflowId).sort());
+    // concurrency 1: no child started before the one before it had closed.
+    const ordered = children.sort((x, y) => x.start - y.start);
+    for (let i = 1; i < ordered.length; i++) t.true(ordered[i].start >= ordered[i - 1].close, `child ${i} overlaps`);
 
-  // The same children through the API, each naming its resource.
-  const pipelines = await eventually(() => jobs('?type=pipeline&limit=100'), (r) => rowsOf(r).filter((row) => row.status !== 'running').length >= 4);
-  for (const child of ordered) {
-    const row = rowsOf(pipelines).find((r) => r.workflowId === child.workflowId);
-    t.like(row, { type: 'pipeline', resourceId: child.workflowId.replace(/^pipeline-/, '') });
-  }
-  t.false(rowsOf(pipelines).some((row) => row.workflowId === pipelineWorkflowId(a)), 'the joined run is on another task queue');
-});
+    // Five resources, two per page, one page per run: three runs, the first two continued as new.
+    const runs = await eventually(
+      () => jobs('?type=enqueue-all'),
+      (r) => r.body.count === 3 && rowsOf(r).every((row) => row.status !== 'running'),
+    );
+    t.deepEqual(
+      rowsOf(runs)
+        .map((row) => row.status)
+        .sort(),
+      ['completed', 'continued_as_new', 'continued_as_new'],
+    );
+    t.true(rowsOf(runs).every((row) => row.workflowId === 'enqueue-all'));
+    t.is((await jobs('?type=enqueue-all&status=continued_as_new')).body.count, 2);
+
+    // The same children through the API, each naming its resource.
+    const pipelines = await eventually(
+      () => jobs('?type=pipeline&limit=100'),
+      (r) => rowsOf(r).filter((row) => row.status !== 'running').length >= 4,
+    );
+    for (const child of ordered) {
+      const row = rowsOf(pipelines).find((r) => r.workflowId === child.workflowId);
+      t.like(row, { type: 'pipeline', resourceId: child.workflowId.replace(/^pipeline-/, '') });
+    }
+    t.false(
+      rowsOf(pipelines).some((row) => row.workflowId === pipelineWorkflowId(a)),
+      'the joined run is on another task queue',
+    );
+  },
+);
 
 test.serial('POST /admin/jobs/enqueue-all answers 202 with the run; a second request joins it', async (t) => {
   const [first, second] = await Promise.all([
@@ -295,7 +360,10 @@ test.serial('with Temporal out of reach, the job endpoints answer 503 jobs_unava
   } finally {
     await relay.open();
   }
-  const back = await eventually(() => jobs(), (r) => r.status === 200);
+  const back = await eventually(
+    () => jobs(),
+    (r) => r.status === 200,
+  );
   t.is(back.status, 200, back.text);
   // The SDK's retries of the calls that answered 503 may still be waiting: closing the app now is what
   // the gateway's close() must survive (test/temporal/gateway.test.ts), and the file's after hook does it.
@@ -314,7 +382,10 @@ class TcpRelay {
     if (this.server) return;
     const server = net.createServer((inbound) => {
       const outbound = net.connect(this.target);
-      for (const [from, to] of [[inbound, outbound], [outbound, inbound]]) {
+      for (const [from, to] of [
+        [inbound, outbound],
+        [outbound, inbound],
+      ]) {
         this.sockets.add(from);
         from.on('error', () => to.destroy());
         from.on('close', () => {

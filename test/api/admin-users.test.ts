@@ -230,7 +230,12 @@ test('PATCH /admin/users/{id} changes display name and email', async (t) => {
 
   // The new email logs in; the old one no longer does.
   t.is((await app.api.post('/api/v1/auth/login', { email: 'ann.new@example.org', password: 'password-123' })).status, 200);
-  isProblem(t, await app.api.post('/api/v1/auth/login', { email: 'pt-ann@example.org', password: 'password-123' }), 401, 'invalid_credentials');
+  isProblem(
+    t,
+    await app.api.post('/api/v1/auth/login', { email: 'pt-ann@example.org', password: 'password-123' }),
+    401,
+    'invalid_credentials',
+  );
 
   const cleared = await app.api.patch(`/api/v1/admin/users/${id}`, { displayName: null }, admin());
   t.is(cleared.status, 200);
@@ -342,7 +347,11 @@ test('purge: 409 while active; after delete 204, then gone (404) and the name is
   t.is((await list('q=purge-gil')).body.count, 0);
   isProblem(t, await app.api.get('/api/v1/users/me', { token: user.token }), 401, 'invalid_token');
 
-  const again = await app.api.post('/api/v1/auth/register', { username: 'purge-gil', email: 'purge-gil@example.org', password: 'password-456' });
+  const again = await app.api.post('/api/v1/auth/register', {
+    username: 'purge-gil',
+    email: 'purge-gil@example.org',
+    password: 'password-456',
+  });
   t.is(again.status, 201, again.text);
   t.not(again.body.id, user.id);
   t.is((await app.api.login('purge-gil', 'password-456')).status, 200);

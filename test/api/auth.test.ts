@@ -67,20 +67,37 @@ test('register creates an account: 201 with the email, never the password', asyn
 test('register cannot make a sysadmin', async (t) => {
   const res = await register('reg-sneaky', 'password-123', { sysadmin: true });
   isProblem(t, res, 422, 'validation_failed');
-  t.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['sysadmin']);
+  t.deepEqual(
+    res.body.errors.map((e: { path: string }) => e.path),
+    ['sysadmin'],
+  );
 });
 
 test('a taken username or email is 409 naming the field', async (t) => {
   t.is((await register('reg-bob')).status, 201);
 
-  const sameName = await app.api.post('/api/v1/auth/register', { username: 'reg-bob', email: 'other-bob@example.org', password: 'password-123' });
+  const sameName = await app.api.post('/api/v1/auth/register', {
+    username: 'reg-bob',
+    email: 'other-bob@example.org',
+    password: 'password-123',
+  });
   isProblem(t, sameName, 409, 'conflict');
-  t.deepEqual(sameName.body.errors.map((e: { path: string }) => e.path), ['username']);
+  t.deepEqual(
+    sameName.body.errors.map((e: { path: string }) => e.path),
+    ['username'],
+  );
 
   // Emails are compared without case.
-  const sameEmail = await app.api.post('/api/v1/auth/register', { username: 'reg-bob2', email: 'REG-BOB@example.org', password: 'password-123' });
+  const sameEmail = await app.api.post('/api/v1/auth/register', {
+    username: 'reg-bob2',
+    email: 'REG-BOB@example.org',
+    password: 'password-123',
+  });
   isProblem(t, sameEmail, 409, 'conflict');
-  t.deepEqual(sameEmail.body.errors.map((e: { path: string }) => e.path), ['email']);
+  t.deepEqual(
+    sameEmail.body.errors.map((e: { path: string }) => e.path),
+    ['email'],
+  );
 
   const both = await register('reg-bob');
   isProblem(t, both, 409, 'conflict');
@@ -136,7 +153,11 @@ test('over HTTPS (here: behind a trusted proxy) the cookie is __Secure-almanac_s
   const me = await app.api.get('/api/v1/users/me', { cookie: res.cookie, headers: https });
   t.is(me.status, 200);
   t.is(me.body.username, 'login-tls');
-  const out = await app.api.post('/api/v1/auth/logout', undefined, { cookie: res.cookie, origin: app.url.replace(/^http:/, 'https:'), headers: https });
+  const out = await app.api.post('/api/v1/auth/logout', undefined, {
+    cookie: res.cookie,
+    origin: app.url.replace(/^http:/, 'https:'),
+    headers: https,
+  });
   t.is(out.status, 204, out.text);
   t.is(parseSetCookie(out.headers.get('set-cookie')).name, '__Secure-almanac_session');
   isProblem(t, await app.api.get('/api/v1/users/me', { cookie: res.cookie, headers: https }), 401, 'unauthenticated');
@@ -160,7 +181,11 @@ test('a wrong password and an unknown user fail alike: 401 invalid_credentials, 
   t.is(unknown.headers.get('set-cookie'), null);
   t.is(unknown.body.detail, wrong.body.detail, 'the answer does not tell whether the account exists');
 
-  const unknownEmail = await app.api.post('/api/v1/auth/login', { email: 'nobody@example.org', password: 'password-123' }, fromIp(freshIp()));
+  const unknownEmail = await app.api.post(
+    '/api/v1/auth/login',
+    { email: 'nobody@example.org', password: 'password-123' },
+    fromIp(freshIp()),
+  );
   isProblem(t, unknownEmail, 401, 'invalid_credentials');
 });
 
@@ -216,11 +241,15 @@ test('a cookie-authenticated write needs this site as its Origin (or Referer)', 
   const opaque = await app.api.post('/api/v1/api-tokens', { name: 'csrf' }, { cookie, origin: 'null' });
   isProblem(t, opaque, 403, 'forbidden');
 
-  const foreignReferer = await app.api.post('/api/v1/api-tokens', { name: 'csrf' }, {
-    cookie,
-    origin: null,
-    headers: { Referer: 'https://evil.example/page' },
-  });
+  const foreignReferer = await app.api.post(
+    '/api/v1/api-tokens',
+    { name: 'csrf' },
+    {
+      cookie,
+      origin: null,
+      headers: { Referer: 'https://evil.example/page' },
+    },
+  );
   isProblem(t, foreignReferer, 403, 'forbidden');
 
   // A look-alike of this site is still another site.
@@ -241,11 +270,15 @@ test('a cookie-authenticated write needs this site as its Origin (or Referer)', 
   const sameOrigin = await app.api.post('/api/v1/api-tokens', { name: 'same origin' }, { cookie, origin: app.url });
   t.is(sameOrigin.status, 201, sameOrigin.text);
 
-  const sameReferer = await app.api.post('/api/v1/api-tokens', { name: 'same referer' }, {
-    cookie,
-    origin: null,
-    headers: { Referer: `${app.url}/some/page?x=1` },
-  });
+  const sameReferer = await app.api.post(
+    '/api/v1/api-tokens',
+    { name: 'same referer' },
+    {
+      cookie,
+      origin: null,
+      headers: { Referer: `${app.url}/some/page?x=1` },
+    },
+  );
   t.is(sameReferer.status, 201, sameReferer.text);
 
   // Reads carry no risk and need no Origin.
@@ -266,7 +299,11 @@ test('login CSRF: a login posted from another site is refused and sets no cookie
   isProblem(t, res, 403, 'forbidden');
   t.is(res.headers.get('set-cookie'), null);
 
-  const reg = await app.api.post('/api/v1/auth/register', { username: 'csrf-jon2', email: 'csrf-jon2@example.org', password: 'password-123' }, { origin: 'https://evil.example' });
+  const reg = await app.api.post(
+    '/api/v1/auth/register',
+    { username: 'csrf-jon2', email: 'csrf-jon2@example.org', password: 'password-123' },
+    { origin: 'https://evil.example' },
+  );
   isProblem(t, reg, 403, 'forbidden');
 
   // From the site itself, and from a non-browser client (no Origin), login works.
@@ -299,7 +336,11 @@ test('after too many failed logins for one account it is locked (429), even with
   isProblem(t, elsewhere, 429, 'login_rate_limited');
   assertRetryAfter(t, elsewhere);
   // ...nor to the identifier typed: the same account by email is locked as well.
-  const byEmail = await app.api.post('/api/v1/auth/login', { email: 'throttle-kim@example.org', password: 'password-123' }, fromIp(freshIp()));
+  const byEmail = await app.api.post(
+    '/api/v1/auth/login',
+    { email: 'throttle-kim@example.org', password: 'password-123' },
+    fromIp(freshIp()),
+  );
   isProblem(t, byEmail, 429, 'login_rate_limited');
 
   // Another account is not affected.

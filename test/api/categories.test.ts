@@ -40,14 +40,27 @@ const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: 
 async function createGroup(t: ExecutionContext, fields: Record<string, unknown>, base = BASE) {
   const res = await app.api.post(base, fields, sysadmin());
   t.is(res.status, 201, res.text);
-  return res.body as { id: string; name: string; title: string; description: string | null; imageUrl: string | null; state: string; createdAt: string; updatedAt: string };
+  return res.body as {
+    id: string;
+    name: string;
+    title: string;
+    description: string | null;
+    imageUrl: string | null;
+    state: string;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 /** A category with one shared user per role, added by the sysadmin. */
 async function categoryWithRoles(t: ExecutionContext, prefix: string) {
   const category = await createGroup(t, { name: unique(prefix) });
   const { admin, editor, member } = people;
-  for (const [user, role] of [[admin, 'admin'], [editor, 'editor'], [member, 'member']] as const) {
+  for (const [user, role] of [
+    [admin, 'admin'],
+    [editor, 'editor'],
+    [member, 'member'],
+  ] as const) {
     const res = await app.api.post(`${BASE}/${category.name}/members`, { user: user.username, role }, sysadmin());
     t.is(res.status, 201, res.text);
   }
@@ -75,7 +88,17 @@ test('GET /groups lists active categories in the list envelope, filtered by q an
     filtered.body.results.map((g: { name: string }) => g.name),
     [...names, byTitle.name].sort(),
   );
-  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'packageCount', 'state', 'title', 'updatedAt']);
+  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), [
+    'createdAt',
+    'description',
+    'id',
+    'imageUrl',
+    'name',
+    'packageCount',
+    'state',
+    'title',
+    'updatedAt',
+  ]);
 
   const first = await app.api.get(`${BASE}?q=${marker}&limit=3`);
   const rest = await app.api.get(`${BASE}?q=${marker}&limit=3&offset=3`);

@@ -44,7 +44,11 @@ const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: 
 async function orgWithRoles(t: ExecutionContext, prefix = 'org') {
   const org = await app.api.post('/api/v1/organizations', { name: unique(prefix) }, sysadmin());
   t.is(org.status, 201, org.text);
-  for (const [user, role] of [[people.admin, 'admin'], [people.editor, 'editor'], [people.member, 'member']] as const) {
+  for (const [user, role] of [
+    [people.admin, 'admin'],
+    [people.editor, 'editor'],
+    [people.member, 'member'],
+  ] as const) {
     const res = await app.api.post(`/api/v1/organizations/${org.body.name}/members`, { user: user.id, role }, sysadmin());
     t.is(res.status, 201, res.text);
   }
@@ -142,9 +146,27 @@ test('POST /packages by an org editor creates an active dataset with its resourc
   t.false('deletionIncomplete' in ds, 'only drafts carry deletionIncomplete');
 
   t.is(ds.resources.length, 3);
-  t.deepEqual(ds.resources.map((r: { position: number }) => r.position), [0, 1, 2]);
-  t.like(ds.resources[0], { packageId: ds.id, name: 'Resource 1', url: 'https://example.org/files/1.csv', urlType: 'link', format: 'CSV', extras: {} });
-  t.like(ds.resources[1], { packageId: ds.id, name: 'Planned upload', url: null, urlType: 'upload', format: 'TSV', size: null, hash: null });
+  t.deepEqual(
+    ds.resources.map((r: { position: number }) => r.position),
+    [0, 1, 2],
+  );
+  t.like(ds.resources[0], {
+    packageId: ds.id,
+    name: 'Resource 1',
+    url: 'https://example.org/files/1.csv',
+    urlType: 'link',
+    format: 'CSV',
+    extras: {},
+  });
+  t.like(ds.resources[1], {
+    packageId: ds.id,
+    name: 'Planned upload',
+    url: null,
+    urlType: 'upload',
+    format: 'TSV',
+    size: null,
+    hash: null,
+  });
   t.like(ds.resources[2], { format: null });
   for (const r of ds.resources) t.regex(r.id, UUID);
 
@@ -184,7 +206,11 @@ test('POST /packages with one bad resource is 422 naming resources.N.field, and 
   isProblem(t, noUrl, 422, 'validation_failed');
   t.deepEqual(fieldPaths(noUrl), ['resources.1.url']);
 
-  const extras = await app.api.post(PKG, { ...base, resources: [link(1), link(2), { ...link(3), extras: { queryable: true } }] }, as(people.editor));
+  const extras = await app.api.post(
+    PKG,
+    { ...base, resources: [link(1), link(2), { ...link(3), extras: { queryable: true } }] },
+    as(people.editor),
+  );
   isProblem(t, extras, 422, 'validation_failed');
   t.deepEqual(fieldPaths(extras), ['resources.2.extras']);
 
@@ -202,7 +228,11 @@ test('POST /packages with one bad resource is 422 naming resources.N.field, and 
 test('POST /packages with the same resource URL twice is 409, and nothing is created', async (t) => {
   const org = await orgWithRoles(t);
   const name = unique('dup-urls');
-  const res = await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit', resources: [link(1), link(2), link(1, { name: 'again' })] }, as(people.editor));
+  const res = await app.api.post(
+    PKG,
+    { name, ownerOrg: org.name, licenseId: 'mit', resources: [link(1), link(2), link(1, { name: 'again' })] },
+    as(people.editor),
+  );
   isProblem(t, res, 409, 'conflict');
   isProblem(t, await app.api.get(`${PKG}/${name}`, sysadmin()), 404, 'not_found');
   t.is((await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit' }, as(people.editor))).status, 201);
@@ -243,16 +273,27 @@ test('POST /packages into a category needs membership of it (403); the sysadmin 
   const category = await app.api.post('/api/v1/groups', { name: unique('closed-cat') }, sysadmin());
   const name = unique('in-cat');
   const tag = unique('refused-tag');
-  const refused = await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit', tags: [tag], groups: [category.body.name] }, as(people.editor));
+  const refused = await app.api.post(
+    PKG,
+    { name, ownerOrg: org.name, licenseId: 'mit', tags: [tag], groups: [category.body.name] },
+    as(people.editor),
+  );
   isProblem(t, refused, 403, 'forbidden');
   t.false(await tagExists(tag));
   isProblem(t, await app.api.get(`${PKG}/${name}`, sysadmin()), 404, 'not_found');
 
   const bySysadmin = await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit', groups: [category.body.id] }, sysadmin());
   t.is(bySysadmin.status, 201, bySysadmin.text);
-  t.deepEqual(bySysadmin.body.groups.map((g: { name: string }) => g.name), [category.body.name]);
+  t.deepEqual(
+    bySysadmin.body.groups.map((g: { name: string }) => g.name),
+    [category.body.name],
+  );
 
-  const unknown = await app.api.post(PKG, { name: unique('in-cat'), ownerOrg: org.name, licenseId: 'mit', groups: [unique('no-cat')] }, as(people.editor));
+  const unknown = await app.api.post(
+    PKG,
+    { name: unique('in-cat'), ownerOrg: org.name, licenseId: 'mit', groups: [unique('no-cat')] },
+    as(people.editor),
+  );
   isProblem(t, unknown, 422, 'validation_failed');
   t.deepEqual(fieldPaths(unknown), ['groups.0']);
 });
@@ -267,7 +308,16 @@ test('POST /packages/drafts: any signed-in user gets a draft with a unique place
   for (const d of [a, b]) {
     t.regex(d.id, UUID);
     t.regex(d.name, PLACEHOLDER);
-    t.like(d, { state: 'draft', ownerOrg: null, organization: null, licenseId: null, private: false, publishedAt: null, deletionIncomplete: false, creatorUserId: people.outsider.id });
+    t.like(d, {
+      state: 'draft',
+      ownerOrg: null,
+      organization: null,
+      licenseId: null,
+      private: false,
+      publishedAt: null,
+      deletionIncomplete: false,
+      creatorUserId: people.outsider.id,
+    });
     t.deepEqual(d.resources, []);
   }
   t.is(b.title, 'Second');
@@ -367,20 +417,42 @@ test('PUT on a draft: its creator may edit it; others may not; moving it into an
 
 test('PUT on an active dataset is a full replacement: omitted fields cleared, resources untouched', async (t) => {
   const org = await orgWithRoles(t);
-  const ds = await createActive(t, org, { title: 'Old', notes: 'Old notes', version: '1', private: true, tags: ['a', 'b'], author: 'Someone', resources: [link(1), link(2)] });
+  const ds = await createActive(t, org, {
+    title: 'Old',
+    notes: 'Old notes',
+    version: '1',
+    private: true,
+    tags: ['a', 'b'],
+    author: 'Someone',
+    resources: [link(1), link(2)],
+  });
 
   const res = await app.api.put(`${PKG}/${ds.id}`, { name: ds.name, ownerOrg: org.id, licenseId: 'odbl', title: 'New' }, as(people.editor));
   t.is(res.status, 200, res.text);
   t.like(res.body, {
-    id: ds.id, name: ds.name, title: 'New', notes: null, version: null, author: null, private: false,
-    licenseId: 'odbl', ownerOrg: org.id, state: 'active', publishedAt: ds.publishedAt, createdAt: ds.createdAt,
+    id: ds.id,
+    name: ds.name,
+    title: 'New',
+    notes: null,
+    version: null,
+    author: null,
+    private: false,
+    licenseId: 'odbl',
+    ownerOrg: org.id,
+    state: 'active',
+    publishedAt: ds.publishedAt,
+    createdAt: ds.createdAt,
   });
   t.deepEqual(res.body.tags, []);
   t.deepEqual(res.body.groups, []);
   t.deepEqual(res.body.resources, ds.resources);
   t.deepEqual((await app.api.get(`${PKG}/${ds.id}`)).body, res.body);
 
-  const renamed = await app.api.put(`${PKG}/${ds.name}`, { name: unique('renamed'), ownerOrg: org.name, licenseId: 'odbl' }, as(people.editor));
+  const renamed = await app.api.put(
+    `${PKG}/${ds.name}`,
+    { name: unique('renamed'), ownerOrg: org.name, licenseId: 'odbl' },
+    as(people.editor),
+  );
   t.is(renamed.status, 200, renamed.text);
   t.is((await app.api.get(`${PKG}/${renamed.body.name}`)).body.id, ds.id);
 });
@@ -504,11 +576,21 @@ test('DELETE of an active dataset is a soft delete, seen only by org editors+ an
     t.is(res.body.resources.length, 1, 'resources are kept until a purge');
   }
   // Deleted datasets cannot be edited or published; a second DELETE changes nothing.
-  isProblem(t, await app.api.put(`${PKG}/${ds.id}`, { name: ds.name, ownerOrg: org.name, licenseId: 'mit' }, as(people.editor)), 404, 'not_found');
+  isProblem(
+    t,
+    await app.api.put(`${PKG}/${ds.id}`, { name: ds.name, ownerOrg: org.name, licenseId: 'mit' }, as(people.editor)),
+    404,
+    'not_found',
+  );
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/publish`, undefined, as(people.editor)), 404, 'not_found');
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/resources`, link(2), as(people.editor)), 404, 'not_found');
   isProblem(t, await app.api.put(`/api/v1/resources/${ds.resources[0].id}`, link(2), as(people.editor)), 404, 'not_found');
-  isProblem(t, await app.api.put(`${PKG}/${ds.id}/resources/reorder`, { order: [ds.resources[0].id] }, as(people.editor)), 404, 'not_found');
+  isProblem(
+    t,
+    await app.api.put(`${PKG}/${ds.id}/resources/reorder`, { order: [ds.resources[0].id] }, as(people.editor)),
+    404,
+    'not_found',
+  );
   t.is((await app.api.delete(`${PKG}/${ds.id}`, as(people.editor))).status, 204);
   t.is((await app.api.get(`${PKG}/${ds.id}`, sysadmin())).body.state, 'deleted');
   // The name stays taken while the dataset exists.
@@ -576,7 +658,19 @@ test('POST /packages/{id}/resources adds a resource at the end (org editor); dup
   const res = await app.api.post(path, { ...link(2), description: 'Second', mimetype: 'text/csv' }, as(people.editor));
   t.is(res.status, 201, res.text);
   t.regex(res.body.id, UUID);
-  t.like(res.body, { packageId: ds.id, name: 'Resource 2', description: 'Second', url: link(2).url, urlType: 'link', format: 'CSV', mimetype: 'text/csv', size: null, hash: null, position: 1, extras: {} });
+  t.like(res.body, {
+    packageId: ds.id,
+    name: 'Resource 2',
+    description: 'Second',
+    url: link(2).url,
+    urlType: 'link',
+    format: 'CSV',
+    mimetype: 'text/csv',
+    size: null,
+    hash: null,
+    position: 1,
+    extras: {},
+  });
   t.regex(res.body.createdAt, ISO);
 
   const dup = await app.api.post(path, { ...link(1), name: 'Same URL' }, as(people.editor));
@@ -602,8 +696,14 @@ test('POST /packages/{id}/resources adds a resource at the end (org editor); dup
   const list = await app.api.get(path);
   t.is(list.status, 200);
   t.is(list.body.count, 4);
-  t.deepEqual(list.body.results.map((r: { name: string }) => r.name), ['Resource 1', 'Resource 2', 'Upload', 'Resource 4']);
-  t.deepEqual(list.body.results.map((r: { position: number }) => r.position), [0, 1, 2, 3]);
+  t.deepEqual(
+    list.body.results.map((r: { name: string }) => r.name),
+    ['Resource 1', 'Resource 2', 'Upload', 'Resource 4'],
+  );
+  t.deepEqual(
+    list.body.results.map((r: { position: number }) => r.position),
+    [0, 1, 2, 3],
+  );
 });
 
 test('GET /resources/{id} is the record; PUT replaces it fully (extras 422); DELETE removes it', async (t) => {
@@ -623,7 +723,18 @@ test('GET /resources/{id} is the record; PUT replaces it fully (extras 422); DEL
 
   const replaced = await app.api.put(path, { url: 'https://example.org/new.json', format: 'json' }, as(people.editor));
   t.is(replaced.status, 200, replaced.text);
-  t.like(replaced.body, { id: first.id, packageId: ds.id, name: null, description: null, mimetype: null, url: 'https://example.org/new.json', format: 'JSON', urlType: 'link', position: 0, extras: {} });
+  t.like(replaced.body, {
+    id: first.id,
+    packageId: ds.id,
+    name: null,
+    description: null,
+    mimetype: null,
+    url: 'https://example.org/new.json',
+    format: 'JSON',
+    urlType: 'link',
+    position: 0,
+    extras: {},
+  });
 
   const extras = await app.api.put(path, { url: 'https://example.org/new.json', extras: {} }, as(people.editor));
   isProblem(t, extras, 422, 'validation_failed');
@@ -641,7 +752,10 @@ test('GET /resources/{id} is the record; PUT replaces it fully (extras 422); DEL
   isProblem(t, await app.api.get(`/api/v1/resources/${second.id}`), 404, 'not_found');
   isProblem(t, await app.api.delete(`/api/v1/resources/${second.id}`, as(people.editor)), 404, 'not_found');
   const list = await app.api.get(`${PKG}/${ds.id}/resources`);
-  t.deepEqual(list.body.results.map((r: { id: string }) => r.id), [first.id]);
+  t.deepEqual(
+    list.body.results.map((r: { id: string }) => r.id),
+    [first.id],
+  );
 });
 
 test('PUT /packages/{id}/resources/reorder takes every resource once; anything else is 422', async (t) => {
@@ -652,11 +766,23 @@ test('PUT /packages/{id}/resources/reorder takes every resource once; anything e
 
   const res = await app.api.put(path, { order: [c, a, b] }, as(people.editor));
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.results.map((r: { id: string }) => r.id), [c, a, b]);
-  t.deepEqual(res.body.results.map((r: { position: number }) => r.position), [0, 1, 2]);
+  t.deepEqual(
+    res.body.results.map((r: { id: string }) => r.id),
+    [c, a, b],
+  );
+  t.deepEqual(
+    res.body.results.map((r: { position: number }) => r.position),
+    [0, 1, 2],
+  );
   const list = await app.api.get(`${PKG}/${ds.id}/resources`);
-  t.deepEqual(list.body.results.map((r: { id: string }) => r.id), [c, a, b]);
-  t.deepEqual((await app.api.get(`${PKG}/${ds.id}`)).body.resources.map((r: { id: string }) => r.id), [c, a, b]);
+  t.deepEqual(
+    list.body.results.map((r: { id: string }) => r.id),
+    [c, a, b],
+  );
+  t.deepEqual(
+    (await app.api.get(`${PKG}/${ds.id}`)).body.resources.map((r: { id: string }) => r.id),
+    [c, a, b],
+  );
 
   const other = await createActive(t, org, { resources: [link(9)] });
   for (const order of [[a, b], [a, b, c, a], [a, b, b], [a, b, other.resources[0].id], []]) {
@@ -667,7 +793,10 @@ test('PUT /packages/{id}/resources/reorder takes every resource once; anything e
   isProblem(t, await app.api.put(path, { order: [a, b, 'not-a-uuid'] }, as(people.editor)), 422, 'validation_failed');
   isProblem(t, await app.api.put(path, { order: [a, b, c] }, as(people.member)), 403, 'forbidden');
   isProblem(t, await app.api.put(path, { order: [a, b, c] }, anonymous), 401, 'unauthenticated');
-  t.deepEqual((await app.api.get(`${PKG}/${ds.id}/resources`)).body.results.map((r: { id: string }) => r.id), [c, a, b]);
+  t.deepEqual(
+    (await app.api.get(`${PKG}/${ds.id}/resources`)).body.results.map((r: { id: string }) => r.id),
+    [c, a, b],
+  );
 });
 
 test('resources of a private dataset are 404 to outsiders and visible to org members', async (t) => {
@@ -719,6 +848,10 @@ test.serial('/resources/count and /resources/formats count only active datasets 
   const formats = await app.api.get('/api/v1/resources/formats');
   t.deepEqual(Object.keys(formats.body).sort(), ['count', 'limit', 'offset', 'results']);
   const counts = formats.body.results.map((f: { count: number }) => f.count);
-  t.deepEqual(counts, [...counts].sort((x, y) => y - x), 'most used first');
+  t.deepEqual(
+    counts,
+    [...counts].sort((x, y) => y - x),
+    'most used first',
+  );
   t.false(formats.body.results.some((f: { format: string | null }) => f.format === null));
 });

@@ -54,7 +54,10 @@ async function list(t: ExecutionContext, query: string, auth: Auth = anonymous) 
 async function orgWithRoles(t: ExecutionContext, prefix = 'lorg') {
   const org = await app.api.post('/api/v1/organizations', { name: unique(prefix), title: `Title of ${prefix}` }, sysadmin());
   t.is(org.status, 201, org.text);
-  for (const [user, role] of [[people.editor, 'editor'], [people.member, 'member']] as const) {
+  for (const [user, role] of [
+    [people.editor, 'editor'],
+    [people.member, 'member'],
+  ] as const) {
     const res = await app.api.post(`/api/v1/organizations/${org.body.name}/members`, { user: user.id, role }, sysadmin());
     t.is(res.status, 201, res.text);
   }
@@ -70,7 +73,12 @@ async function category(t: ExecutionContext) {
   return res.body as { id: string; name: string; title: string };
 }
 
-async function createActive(t: ExecutionContext, org: { name: string }, fields: Record<string, unknown> = {}, auth: Auth = as(people.editor)) {
+async function createActive(
+  t: ExecutionContext,
+  org: { name: string },
+  fields: Record<string, unknown> = {},
+  auth: Auth = as(people.editor),
+) {
   const res = await app.api.post(PKG, { name: unique('lds'), ownerOrg: org.name, licenseId: 'cc-by-4.0', ...fields }, auth);
   t.is(res.status, 201, res.text);
   return res.body;
@@ -120,7 +128,11 @@ test('default state is active and default order is updated desc; sort_by=name de
   for (const n of ['c', 'a', 'e', 'b', 'd']) created.push(await createActive(t, org, { name: `${unique('srt')}-${n}` }));
   // Touch the second-created one: it becomes the most recently updated.
   const touched = created[1];
-  const put = await app.api.put(`${PKG}/${touched.name}`, { name: touched.name, ownerOrg: org.name, licenseId: 'cc-by-4.0', title: 'touched' }, as(people.editor));
+  const put = await app.api.put(
+    `${PKG}/${touched.name}`,
+    { name: touched.name, ownerOrg: org.name, licenseId: 'cc-by-4.0', title: 'touched' },
+    as(people.editor),
+  );
   t.is(put.status, 200, put.text);
   await app.api.delete(`${PKG}/${created[4].name}`, as(people.editor));
 
@@ -129,7 +141,10 @@ test('default state is active and default order is updated desc; sort_by=name de
   t.true(byUpdated.body.results.every((d: { state: string }) => d.state === 'active'));
   t.is(byUpdated.body.results[0].name, touched.name);
   const stamps = byUpdated.body.results.map((d: { updatedAt: string }) => Date.parse(d.updatedAt));
-  t.deepEqual(stamps, [...stamps].sort((a, b) => b - a));
+  t.deepEqual(
+    stamps,
+    [...stamps].sort((a, b) => b - a),
+  );
   t.deepEqual(names(await list(t, `organization=${org.name}&sort_by=updated&sort_order=desc`)), names(byUpdated));
 
   const active = created.slice(0, 4).map((d) => d.name);
@@ -174,7 +189,10 @@ test('organization[] by name and by id, several values OR', async (t) => {
   const both = await list(t, `organization[]=${a.name}&organization[]=${b.id}&sort_by=name`);
   t.deepEqual(names(both), [da.name, db.name].sort());
   t.is(both.body.count, 2);
-  t.like(both.body.results.find((d: { name: string }) => d.name === da.name), { organization: { id: a.id, name: a.name }, ownerOrg: a.id });
+  t.like(
+    both.body.results.find((d: { name: string }) => d.name === da.name),
+    { organization: { id: a.id, name: a.name }, ownerOrg: a.id },
+  );
   t.is((await list(t, `organization=${unique('no-such-org')}`)).body.count, 0);
 });
 
@@ -388,14 +406,21 @@ test('draft listing rule 3: each forbidden filter → 400 unsupported_filter nam
   isProblem(t, two, 400, 'unsupported_filter');
   t.deepEqual(fieldPaths(two), ['include_facets', 'tags']);
   // The same filters are fine on the active listing.
-  await list(t, `tags=x&groups=x&res_format=csv&license_id=mit&creator_user_id=${people.creator.id}&my_org&include_facets`, as(people.creator));
+  await list(
+    t,
+    `tags=x&groups=x&res_format=csv&license_id=mit&creator_user_id=${people.creator.id}&my_org&include_facets`,
+    as(people.creator),
+  );
 });
 
 test('draft listing rule 4: a draft whose deletion was left incomplete is included, flagged', async (t) => {
   const tag = unique('dr4');
   const broken = await createDraft(t, as(people.creator), { name: `${tag}-broken` });
   const fine = await createDraft(t, as(people.creator), { name: `${tag}-fine` });
-  await app.almanac.services.orm.em.fork().getConnection().execute('update datasets set deletion_incomplete = true where id = ?', [broken.id]);
+  await app.almanac.services.orm.em
+    .fork()
+    .getConnection()
+    .execute('update datasets set deletion_incomplete = true where id = ?', [broken.id]);
   const res = await list(t, `state=draft&name=${tag}&sort_by=name`, as(people.creator));
   t.deepEqual(names(res), [broken.name, fine.name]);
   t.is(res.body.results[0].deletionIncomplete, true);
@@ -406,7 +431,12 @@ test('drafts never appear in the active listing, search, facets or counts', asyn
   const org = await orgWithRoles(t);
   const w = word();
   const draftTag = unique('drtag');
-  const draft = await createDraft(t, as(people.editor), { ownerOrg: org.name, title: `Secret ${w}`, tags: [draftTag], licenseId: 'draft-only-licence' });
+  const draft = await createDraft(t, as(people.editor), {
+    ownerOrg: org.name,
+    title: `Secret ${w}`,
+    tags: [draftTag],
+    licenseId: 'draft-only-licence',
+  });
   const active = await createActive(t, org, { title: 'Visible' });
   for (const auth of [as(people.editor), sysadmin()]) {
     const res = await list(t, `organization=${org.name}&include_facets&private`, auth);
@@ -427,7 +457,12 @@ test('facets: shape, counted over the whole filtered set, never counting unseen 
   const [g1, g2] = [await category(t), await category(t)];
   const [ta, tb] = [unique('fta'), unique('ftb')];
   const [fx, fy] = [unique('ffx').replace('-', ''), unique('ffy').replace('-', '')];
-  await createActive(t, org, { tags: [ta, tb], groups: [g1.name], licenseId: 'mit', resources: [link('1', fx), link('2', fx), link('3', fy)] });
+  await createActive(t, org, {
+    tags: [ta, tb],
+    groups: [g1.name],
+    licenseId: 'mit',
+    resources: [link('1', fx), link('2', fx), link('3', fy)],
+  });
   await createActive(t, org, { tags: [ta], groups: [g1.name, g2.name], licenseId: 'cc-by-4.0', resources: [link('1', fx)] });
   await createActive(t, org, { tags: [ta], licenseId: 'cc-by-4.0' });
   await createActive(t, org, { tags: [ta, tb], groups: [g2.name], licenseId: 'odbl', private: true, resources: [link('1', fy)] });
@@ -442,9 +477,18 @@ test('facets: shape, counted over the whole filtered set, never counting unseen 
     { name: g1.name, title: g1.title, count: 2 },
     { name: g2.name, title: g2.title, count: 1 },
   ]);
-  t.deepEqual(f.tags, [{ name: ta, count: 3 }, { name: tb, count: 1 }]);
-  t.deepEqual(f.res_format, [{ name: fx.toUpperCase(), count: 2 }, { name: fy.toUpperCase(), count: 1 }]);
-  t.deepEqual(f.license_id, [{ name: 'cc-by-4.0', count: 2 }, { name: 'mit', count: 1 }]);
+  t.deepEqual(f.tags, [
+    { name: ta, count: 3 },
+    { name: tb, count: 1 },
+  ]);
+  t.deepEqual(f.res_format, [
+    { name: fx.toUpperCase(), count: 2 },
+    { name: fy.toUpperCase(), count: 1 },
+  ]);
+  t.deepEqual(f.license_id, [
+    { name: 'cc-by-4.0', count: 2 },
+    { name: 'mit', count: 1 },
+  ]);
 
   // Outsiders asking for private datasets still do not have them counted; a member does.
   const outsider = await list(t, `organization=${org.name}&include_facets&private&limit=1`, as(people.plain));
@@ -453,15 +497,27 @@ test('facets: shape, counted over the whole filtered set, never counting unseen 
   const member = await list(t, `organization=${org.name}&include_facets&private&limit=1`, as(people.member));
   t.is(member.body.count, 4);
   t.deepEqual(member.body.facets.organization, [{ name: org.name, title: org.title, count: 4 }]);
-  t.deepEqual(member.body.facets.tags, [{ name: ta, count: 4 }, { name: tb, count: 2 }]);
-  t.deepEqual(member.body.facets.groups.map((g: { count: number }) => g.count), [2, 2]);
-  t.deepEqual(member.body.facets.res_format, [{ name: fx.toUpperCase(), count: 2 }, { name: fy.toUpperCase(), count: 2 }]);
+  t.deepEqual(member.body.facets.tags, [
+    { name: ta, count: 4 },
+    { name: tb, count: 2 },
+  ]);
+  t.deepEqual(
+    member.body.facets.groups.map((g: { count: number }) => g.count),
+    [2, 2],
+  );
+  t.deepEqual(member.body.facets.res_format, [
+    { name: fx.toUpperCase(), count: 2 },
+    { name: fy.toUpperCase(), count: 2 },
+  ]);
   t.true(member.body.facets.license_id.some((l: { name: string; count: number }) => l.name === 'odbl' && l.count === 1));
 
   // Facets follow the other filters.
   const filtered = await list(t, `organization=${org.name}&tags=${tb}&include_facets`, anonymous);
   t.is(filtered.body.count, 1);
-  t.deepEqual(filtered.body.facets.tags, [{ name: ta, count: 1 }, { name: tb, count: 1 }]);
+  t.deepEqual(filtered.body.facets.tags, [
+    { name: ta, count: 1 },
+    { name: tb, count: 1 },
+  ]);
   // No facets unless asked.
   t.false('facets' in (await list(t, `organization=${org.name}`)).body);
 });
@@ -557,7 +613,11 @@ test('search documents are kept current: update, soft delete, restore, new resou
   const d = await createActive(t, org, { title: `Bridges ${oldWord}` });
   t.deepEqual(names(await list(t, `q=${oldWord}`)), [d.name]);
 
-  const put = await app.api.put(`${PKG}/${d.name}`, { name: d.name, ownerOrg: org.name, licenseId: 'cc-by-4.0', title: `Tunnels ${newWord}` }, as(people.editor));
+  const put = await app.api.put(
+    `${PKG}/${d.name}`,
+    { name: d.name, ownerOrg: org.name, licenseId: 'cc-by-4.0', title: `Tunnels ${newWord}` },
+    as(people.editor),
+  );
   t.is(put.status, 200, put.text);
   t.deepEqual(names(await list(t, `q=${newWord}`)), [d.name]);
   t.deepEqual(names(await list(t, `q=${oldWord}`)), []);

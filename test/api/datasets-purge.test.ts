@@ -37,6 +37,10 @@ test('purge: deleted first (409 while active), org admin only, then dataset and 
   isProblem(t, await app.api.get(`/api/v1/resources/${resourceId}`, { token: app.adminToken }), 404, 'not_found');
   isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, { token: admin.token }), 404, 'not_found');
   // The name is free again.
-  const again = await app.api.post('/api/v1/packages', { name: 'to-purge', ownerOrg: 'purge-org', licenseId: 'cc-by' }, { token: editor.token });
+  const again = await app.api.post(
+    '/api/v1/packages',
+    { name: 'to-purge', ownerOrg: 'purge-org', licenseId: 'cc-by' },
+    { token: editor.token },
+  );
   t.is(again.status, 201, again.text);
 });

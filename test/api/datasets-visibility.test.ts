@@ -14,7 +14,17 @@ import type { Auth, Reply } from '../helpers/client.ts';
 
 type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
 
-const ACTORS = ['anonymous', 'plain', 'orgMember', 'orgEditor', 'orgAdmin', 'otherOrgMember', 'categoryMember', 'draftCreator', 'sysadmin'] as const;
+const ACTORS = [
+  'anonymous',
+  'plain',
+  'orgMember',
+  'orgEditor',
+  'orgAdmin',
+  'otherOrgMember',
+  'categoryMember',
+  'draftCreator',
+  'sysadmin',
+] as const;
 type ActorKey = (typeof ACTORS)[number];
 
 const SUBJECTS = ['public', 'private', 'orgDraft', 'ownDraft', 'deleted'] as const;
@@ -95,8 +105,8 @@ test.before(async () => {
   app = await startTestApp();
   const admin = { token: app.adminToken };
   const [plain, orgMember, orgEditor, orgAdmin, otherOrgMember, categoryMember, draftCreator] = await Promise.all(
-    ['vis-plain', 'vis-org-member', 'vis-org-editor', 'vis-org-admin', 'vis-other-member', 'vis-category-member', 'vis-draft-creator'].map((n) =>
-      app.api.newUser(n),
+    ['vis-plain', 'vis-org-member', 'vis-org-editor', 'vis-org-admin', 'vis-other-member', 'vis-category-member', 'vis-draft-creator'].map(
+      (n) => app.api.newUser(n),
     ),
   );
   users = { plain, orgMember, orgEditor, orgAdmin, otherOrgMember, categoryMember, draftCreator };
@@ -110,28 +120,66 @@ test.before(async () => {
     ['vis-org-a', orgAdmin, 'admin'],
     ['vis-org-b', otherOrgMember, 'member'],
   ] as const) {
-    expectStatus(await app.api.post(`${API}/organizations/${org}/members`, { user: user.id, role }, admin), 201, `add ${user.username} to ${org}`);
+    expectStatus(
+      await app.api.post(`${API}/organizations/${org}/members`, { user: user.id, role }, admin),
+      201,
+      `add ${user.username} to ${org}`,
+    );
   }
-  expectStatus(await app.api.post(`${API}/groups/vis-category/members`, { user: categoryMember.id, role: 'member' }, admin), 201, 'add category member');
+  expectStatus(
+    await app.api.post(`${API}/groups/vis-category/members`, { user: categoryMember.id, role: 'member' }, admin),
+    201,
+    'add category member',
+  );
   // The org A editor may place datasets in the category too (a category role is what adding one needs).
-  expectStatus(await app.api.post(`${API}/groups/vis-category/members`, { user: orgEditor.id, role: 'member' }, admin), 201, 'add editor to category');
+  expectStatus(
+    await app.api.post(`${API}/groups/vis-category/members`, { user: orgEditor.id, role: 'member' }, admin),
+    201,
+    'add editor to category',
+  );
 
   const link = (s: SubjectKey) => ({ urlType: 'link', url: `https://example.org/vis/${s}.dat`, name: `${s} file`, format: FORMAT[s] });
   const active = async (s: SubjectKey, isPrivate: boolean) => {
-    const body = { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: isPrivate, groups: ['vis-category'], tags: [TAG[s]], resources: [link(s)] };
+    const body = {
+      name: `vis-${s.toLowerCase()}`,
+      title: `Subject ${s}`,
+      ownerOrg: 'vis-org-a',
+      licenseId: 'cc-by-4.0',
+      private: isPrivate,
+      groups: ['vis-category'],
+      tags: [TAG[s]],
+      resources: [link(s)],
+    };
     const created = expectStatus(await app.api.post(`${API}/packages`, body, { token: orgEditor.token }), 201, `create ${s}`);
     return { id: created.id, name: created.name, resourceId: created.resources[0].id, resourceUrl: link(s).url } as Subject;
   };
   const draft = async (s: SubjectKey, creator: User, fields: Record<string, unknown>) => {
-    const created = expectStatus(await app.api.post(`${API}/packages/drafts`, { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, tags: [TAG[s]], ...fields }, { token: creator.token }), 201, `create ${s}`);
-    const res = expectStatus(await app.api.post(`${API}/packages/${created.id}/resources`, link(s), { token: creator.token }), 201, `add resource to ${s}`);
+    const created = expectStatus(
+      await app.api.post(
+        `${API}/packages/drafts`,
+        { name: `vis-${s.toLowerCase()}`, title: `Subject ${s}`, tags: [TAG[s]], ...fields },
+        { token: creator.token },
+      ),
+      201,
+      `create ${s}`,
+    );
+    const res = expectStatus(
+      await app.api.post(`${API}/packages/${created.id}/resources`, link(s), { token: creator.token }),
+      201,
+      `add resource to ${s}`,
+    );
     return { id: created.id, name: created.name, resourceId: res.id, resourceUrl: link(s).url } as Subject;
   };
 
   subjects = {
     public: await active('public', false),
     private: await active('private', true),
-    orgDraft: await draft('orgDraft', orgEditor, { ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: false, groups: ['vis-category'] }),
+    orgDraft: await draft('orgDraft', orgEditor, {
+      ownerOrg: 'vis-org-a',
+      licenseId: 'cc-by-4.0',
+      private: false,
+      groups: ['vis-category'],
+    }),
     ownDraft: await draft('ownDraft', draftCreator, {}),
     deleted: await active('deleted', false),
   };
@@ -143,7 +191,13 @@ test.after.always(async () => app?.stop());
 
 test('fixtures: each subject is in the state the matrix assumes (seen by the sysadmin)', async (t) => {
   const admin = auth('sysadmin');
-  const states: Record<SubjectKey, string> = { public: 'active', private: 'active', orgDraft: 'draft', ownDraft: 'draft', deleted: 'deleted' };
+  const states: Record<SubjectKey, string> = {
+    public: 'active',
+    private: 'active',
+    orgDraft: 'draft',
+    ownDraft: 'draft',
+    deleted: 'deleted',
+  };
   for (const s of SUBJECTS) {
     const reply = await app.api.get(`${API}/packages/${subjects[s].id}${isDraft(s) ? '?state=draft' : ''}`, admin);
     t.is(reply.status, 200, `${s}: ${reply.text}`);
@@ -165,7 +219,13 @@ interface ReadPath {
   check: (reply: Reply, subject: Subject, key: SubjectKey) => Array<[actual: unknown, expected: unknown, what: string]>;
 }
 
-const STATE_OF: Record<SubjectKey, string> = { public: 'active', private: 'active', orgDraft: 'draft', ownDraft: 'draft', deleted: 'deleted' };
+const STATE_OF: Record<SubjectKey, string> = {
+  public: 'active',
+  private: 'active',
+  orgDraft: 'draft',
+  ownDraft: 'draft',
+  deleted: 'deleted',
+};
 
 const detailCheck: ReadPath['check'] = (reply, subject, key) => [
   [reply.body?.id, subject.id, 'id'],
@@ -260,8 +320,16 @@ interface ListPath {
 const LIST_PATHS: ListPath[] = [
   { label: 'GET /packages', url: `${API}/packages?limit=100`, expect: (a) => activeSeen(a, false) },
   { label: 'GET /packages?private=true', url: `${API}/packages?private=true&limit=100`, expect: (a) => activeSeen(a, true) },
-  { label: 'GET /packages?q=subject&private=true', url: `${API}/packages?q=subject&private=true&limit=100`, expect: (a) => activeSeen(a, true) },
-  { label: 'GET /packages?q=subjekt (typo fallback)', url: `${API}/packages?q=subjekt&private=true&limit=100`, expect: (a) => activeSeen(a, true) },
+  {
+    label: 'GET /packages?q=subject&private=true',
+    url: `${API}/packages?q=subject&private=true&limit=100`,
+    expect: (a) => activeSeen(a, true),
+  },
+  {
+    label: 'GET /packages?q=subjekt (typo fallback)',
+    url: `${API}/packages?q=subjekt&private=true&limit=100`,
+    expect: (a) => activeSeen(a, true),
+  },
   {
     label: 'GET /packages?tags=…&private=true',
     url: `${API}/packages?${SUBJECTS.map((s) => `tags=${TAG[s]}`).join('&')}&private=true&limit=100`,
@@ -369,18 +437,26 @@ const WRITE_PATHS: WritePath[] = [
     send: (s, key, a) =>
       app.api.put(
         `${API}/packages/${s.id}`,
-        isDraft(key) ? { title: 'hijacked' } : { name: s.name, title: 'hijacked', ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: key === 'private' },
+        isDraft(key)
+          ? { title: 'hijacked' }
+          : { name: s.name, title: 'hijacked', ownerOrg: 'vis-org-a', licenseId: 'cc-by-4.0', private: key === 'private' },
         a,
       ),
   },
   { label: 'DELETE /packages/{id}', send: (s, _key, a) => app.api.delete(`${API}/packages/${s.id}`, a) },
   {
     label: 'POST /packages/{id}/resources',
-    send: (s, key, a) => app.api.post(`${API}/packages/${s.id}/resources`, { urlType: 'link', url: `https://example.org/vis/${key}-extra.dat`, format: 'FMT-INTRUDER' }, a),
+    send: (s, key, a) =>
+      app.api.post(
+        `${API}/packages/${s.id}/resources`,
+        { urlType: 'link', url: `https://example.org/vis/${key}-extra.dat`, format: 'FMT-INTRUDER' },
+        a,
+      ),
   },
   {
     label: 'PUT /resources/{id}',
-    send: (s, key, a) => app.api.put(`${API}/resources/${s.resourceId}`, { urlType: 'link', url: s.resourceUrl, name: 'hijacked', format: FORMAT[key] }, a),
+    send: (s, key, a) =>
+      app.api.put(`${API}/resources/${s.resourceId}`, { urlType: 'link', url: s.resourceUrl, name: 'hijacked', format: FORMAT[key] }, a),
   },
   { label: 'DELETE /resources/{id}', send: (s, _key, a) => app.api.delete(`${API}/resources/${s.resourceId}`, a) },
 ];

@@ -21,5 +21,8 @@ test.serial('with the database gone, requests are a 500 problem without internal
 
   const health = await app.api.get('/api/health');
   t.is(health.status, 503);
-  t.deepEqual(health.body, { status: 'down', components: { database: 'down', temporal: 'ok', storage: 'ok', vectors: 'ok', embeddings: 'down' } });
+  t.deepEqual(health.body, {
+    status: 'down',
+    components: { database: 'down', temporal: 'ok', storage: 'ok', vectors: 'ok', embeddings: 'down' },
+  });
 });

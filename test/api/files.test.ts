@@ -35,7 +35,9 @@ const PREVIEW_MAX = 512;
 
 async function startSite(store: Store, env: Record<string, string>): Promise<Site> {
   const app = await startTestApp({ ...(store === 'minio' ? s3Env() : {}), ...env });
-  const [editor, member, outsider] = await Promise.all(['files-editor', 'files-member', 'files-outsider'].map((name) => app.api.newUser(name)));
+  const [editor, member, outsider] = await Promise.all(
+    ['files-editor', 'files-member', 'files-outsider'].map((name) => app.api.newUser(name)),
+  );
   return { store, app, editor: editor!, member: member!, outsider: outsider! };
 }
 
@@ -147,7 +149,12 @@ async function call(url: string, init: RequestInit = {}): Promise<RawReply> {
 
 const resourceUrl = (site: Site, id: string, what?: string) => `${site.app.url}${V1}/resources/${id}${what ? `/${what}` : ''}`;
 
-function uploadRaw(site: Site, id: string, bytes: Buffer, options: { user?: User | null; contentType?: string; headers?: Record<string, string> } = {}) {
+function uploadRaw(
+  site: Site,
+  id: string,
+  bytes: Buffer,
+  options: { user?: User | null; contentType?: string; headers?: Record<string, string> } = {},
+) {
   const user = options.user === undefined ? site.editor : (options.user ?? undefined);
   return call(resourceUrl(site, id, 'upload'), {
     method: 'POST',
@@ -173,13 +180,23 @@ async function newDataset(t: ExecutionContext, site: Site, resources: object[], 
   const admin: Auth = { token: site.app.adminToken };
   const org = await site.app.api.post(`${V1}/organizations`, { name: unique('files-org') }, admin);
   t.is(org.status, 201, org.text);
-  for (const [user, role] of [[site.editor, 'editor'], [site.member, 'member']] as const) {
+  for (const [user, role] of [
+    [site.editor, 'editor'],
+    [site.member, 'member'],
+  ] as const) {
     const res = await site.app.api.post(`${V1}/organizations/${org.body.name}/members`, { user: user.id, role }, admin);
     t.is(res.status, 201, res.text);
   }
   const res = await site.app.api.post(
     `${V1}/packages`,
-    { name: unique('files-ds'), title: 'Files test', ownerOrg: org.body.name, licenseId: 'cc-by-4.0', private: options.private ?? false, resources },
+    {
+      name: unique('files-ds'),
+      title: 'Files test',
+      ownerOrg: org.body.name,
+      licenseId: 'cc-by-4.0',
+      private: options.private ?? false,
+      resources,
+    },
     as(site.editor),
   );
   t.is(res.status, 201, res.text);
@@ -205,7 +222,8 @@ interface PipelineStatus {
 }
 
 /** Polls pipeline-status until the run has ended (test/helpers/pipeline.ts). */
-const settledPipeline = (site: Site, id: string, user: User = site.editor): Promise<PipelineStatus> => settledRun(site.app.api, id, as(user));
+const settledPipeline = (site: Site, id: string, user: User = site.editor): Promise<PipelineStatus> =>
+  settledRun(site.app.api, id, as(user));
 
 /** A whole successful run: every step succeeded, each with its own timestamps. */
 function assertSucceeded(t: ExecutionContext, id: string, status: PipelineStatus, steps = UPLOAD_STEPS) {
@@ -282,7 +300,13 @@ for (const store of STORES) {
     const id = await newUploadResource(t, site, { name: 'Station readings' });
     const res = await uploadMultipart(site, id, MEASUREMENTS, 'station-readings.csv');
     t.is(res.status, 200, res.text);
-    t.like(res.body, { id, size: MEASUREMENTS.length, hash: sha256(MEASUREMENTS), mimetype: 'text/csv', url: `${site.app.url}/api/v1/resources/${id}/download` });
+    t.like(res.body, {
+      id,
+      size: MEASUREMENTS.length,
+      hash: sha256(MEASUREMENTS),
+      mimetype: 'text/csv',
+      url: `${site.app.url}/api/v1/resources/${id}/download`,
+    });
 
     const download = await read(site, id, 'download');
     t.is(download.status, 200);
@@ -330,7 +354,10 @@ for (const store of STORES) {
     t.deepEqual(issued.body.headers, { 'Content-Type': 'text/csv' });
     t.regex(issued.body.expiresAt, ISO);
     const expiresAt = Date.parse(issued.body.expiresAt);
-    t.true(expiresAt >= before + 3599_000 - 1000 && expiresAt <= Date.now() + 3600_000, `UPLOAD_URL_TTL_SECONDS defaults to 3600: ${issued.body.expiresAt}`);
+    t.true(
+      expiresAt >= before + 3599_000 - 1000 && expiresAt <= Date.now() + 3600_000,
+      `UPLOAD_URL_TTL_SECONDS defaults to 3600: ${issued.body.expiresAt}`,
+    );
     t.true(issued.body.url.startsWith(isLocal ? `${site.app.url}/api/v1/storage/` : process.env.TEST_S3_ENDPOINT!), issued.body.url);
 
     const put = await call(issued.body.url, { method: 'PUT', headers: issued.body.headers, body: MEASUREMENTS });
@@ -338,7 +365,13 @@ for (const store of STORES) {
 
     const done = await site.app.api.post(`${V1}/resources/${id}/upload-complete`, undefined, as(site.editor));
     t.is(done.status, 200, done.text);
-    t.like(done.body, { id, size: MEASUREMENTS.length, hash: sha256(MEASUREMENTS), mimetype: 'text/csv', url: `${site.app.url}/api/v1/resources/${id}/download` });
+    t.like(done.body, {
+      id,
+      size: MEASUREMENTS.length,
+      hash: sha256(MEASUREMENTS),
+      mimetype: 'text/csv',
+      url: `${site.app.url}/api/v1/resources/${id}/download`,
+    });
     const first = await settledPipeline(site, id);
     assertSucceeded(t, id, first);
     t.like((await site.app.api.get(`${V1}/resources/${id}/schema`)).body, { id, queryable: true, schema: { rowCount: 3 } });
@@ -363,7 +396,11 @@ for (const store of STORES) {
     const up = await uploadRaw(site, id, MEASUREMENTS, { headers: { 'Content-Disposition': 'attachment; filename="current.csv"' } });
     t.is(up.status, 200, up.text);
     const xlsx = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-    const issued = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'replacement.xlsx', contentType: xlsx, size: 5000 }, as(site.editor));
+    const issued = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'replacement.xlsx', contentType: xlsx, size: 5000 },
+      as(site.editor),
+    );
     t.is(issued.status, 200, issued.text);
 
     const download = await read(site, id, 'download');
@@ -420,7 +457,11 @@ for (const store of STORES) {
   test(`[${store}] a presigned URL used after UPLOAD_URL_TTL_SECONDS=3 is 403${isLocal ? ' upload_url_expired' : ''} and stores nothing`, async (t) => {
     const site = strict();
     const id = await newUploadResource(t, site);
-    const issued = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'late.csv', contentType: 'text/csv', size: MEASUREMENTS.length }, as(site.editor));
+    const issued = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'late.csv', contentType: 'text/csv', size: MEASUREMENTS.length },
+      as(site.editor),
+    );
     t.is(issued.status, 200, issued.text);
     const expiresAt = Date.parse(issued.body.expiresAt);
     t.true(expiresAt <= Date.now() + 3000, issued.body.expiresAt);
@@ -436,8 +477,13 @@ for (const store of STORES) {
   test(`[${store}] GET /download: an upload's bytes as an attachment with its file name and type, a Range as 206; a link is a 302 to its URL`, async (t) => {
     const site = main();
     const linkUrl = `https://example.org/files/${unique('remote')}.csv`;
-    const [upload, link] = await newDataset(t, site, [uploadSlot('Relevés'), { urlType: 'link', name: 'Remote', url: linkUrl, format: 'csv' }]);
-    const up = await uploadRaw(site, upload!.id, MEASUREMENTS, { headers: { 'Content-Disposition': `attachment; filename*=UTF-8''relev%C3%A9s.csv` } });
+    const [upload, link] = await newDataset(t, site, [
+      uploadSlot('Relevés'),
+      { urlType: 'link', name: 'Remote', url: linkUrl, format: 'csv' },
+    ]);
+    const up = await uploadRaw(site, upload!.id, MEASUREMENTS, {
+      headers: { 'Content-Disposition': `attachment; filename*=UTF-8''relev%C3%A9s.csv` },
+    });
     t.is(up.status, 200, up.text);
 
     const whole = await read(site, upload!.id, 'download');
@@ -522,7 +568,13 @@ for (const store of STORES) {
 
     const schema = await site.app.api.get(`${V1}/resources/${id}/schema`);
     t.like(schema.body, { id, queryable: true, schema: { rowCount: 21, previewTruncated: true } });
-    t.deepEqual(schema.body.schema.columns[0], { name: 'n', type: 'integer', nullable: false, nullCount: 0, stats: { min: '1', max: '21' } });
+    t.deepEqual(schema.body.schema.columns[0], {
+      name: 'n',
+      type: 'integer',
+      nullable: false,
+      nullCount: 0,
+      stats: { min: '1', max: '21' },
+    });
   });
 
   // 6. Text ---------------------------------------------------------------------------------------
@@ -588,9 +640,17 @@ for (const store of STORES) {
   test(`[${store}] with UPLOAD_MAX_BYTES=1kb upload-url for 2048 bytes is 413 upload_too_large, for 1024 bytes 200`, async (t) => {
     const site = strict();
     const id = await newUploadResource(t, site);
-    const tooBig = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'big.csv', contentType: 'text/csv', size: 2048 }, as(site.editor));
+    const tooBig = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'big.csv', contentType: 'text/csv', size: 2048 },
+      as(site.editor),
+    );
     isProblem(t, tooBig, 413, 'upload_too_large');
-    const fits = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'ok.csv', contentType: 'text/csv', size: UPLOAD_MAX }, as(site.editor));
+    const fits = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'ok.csv', contentType: 'text/csv', size: UPLOAD_MAX },
+      as(site.editor),
+    );
     t.is(fits.status, 200, fits.text);
   });
 
@@ -623,7 +683,11 @@ for (const store of STORES) {
   test(`[${store}] with UPLOAD_MAX_BYTES=1kb a presigned PUT of 2 KB on a URL issued for 100 bytes is never recorded`, async (t) => {
     const site = strict();
     const id = await newUploadResource(t, site);
-    const issued = await site.app.api.post(`${V1}/resources/${id}/upload-url`, { filename: 'sneaky.csv', contentType: 'text/csv', size: 100 }, as(site.editor));
+    const issued = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'sneaky.csv', contentType: 'text/csv', size: 100 },
+      as(site.editor),
+    );
     t.is(issued.status, 200, issued.text);
     const put = await call(issued.body.url, { method: 'PUT', headers: issued.body.headers, body: csvOfSize(2048) });
     if (isLocal) {
@@ -644,12 +708,21 @@ for (const store of STORES) {
     const privateId = await newUploadResource(t, site, { private: true });
     const publicId = await newUploadResource(t, site, { private: false });
     const intent = { filename: 'x.csv', contentType: 'text/csv', size: 10 };
-    const attempts = (id: string, user?: User) => [
-      ['upload', () => uploadRaw(site, id, MEASUREMENTS, { user: user ?? null })],
-      ['upload-url', () => call(resourceUrl(site, id, 'upload-url'), { method: 'POST', headers: { ...bearer(user), 'Content-Type': 'application/json' }, body: JSON.stringify(intent) })],
-      ['upload-complete', () => call(resourceUrl(site, id, 'upload-complete'), { method: 'POST', headers: bearer(user) })],
-      ['run-pipeline', () => call(resourceUrl(site, id, 'run-pipeline'), { method: 'POST', headers: bearer(user) })],
-    ] as const;
+    const attempts = (id: string, user?: User) =>
+      [
+        ['upload', () => uploadRaw(site, id, MEASUREMENTS, { user: user ?? null })],
+        [
+          'upload-url',
+          () =>
+            call(resourceUrl(site, id, 'upload-url'), {
+              method: 'POST',
+              headers: { ...bearer(user), 'Content-Type': 'application/json' },
+              body: JSON.stringify(intent),
+            }),
+        ],
+        ['upload-complete', () => call(resourceUrl(site, id, 'upload-complete'), { method: 'POST', headers: bearer(user) })],
+        ['run-pipeline', () => call(resourceUrl(site, id, 'run-pipeline'), { method: 'POST', headers: bearer(user) })],
+      ] as const;
     const expect = async (id: string, user: User | undefined, status: number, code: string) => {
       for (const [what, attempt] of attempts(id, user)) {
         t.log(`${what} by ${user?.username ?? 'anonymous'}`);
@@ -674,12 +747,25 @@ for (const store of STORES) {
       { urlType: 'link', name: 'Remote', url: `https://example.org/${unique('link')}.csv`, format: 'csv' },
       uploadSlot('Not yet'),
     ]);
-    isProblem(t, await site.app.api.post(`${V1}/resources/${link!.id}/upload-url`, { filename: 'x.csv', contentType: 'text/csv', size: 10 }, as(site.editor)), 409, 'conflict');
+    isProblem(
+      t,
+      await site.app.api.post(
+        `${V1}/resources/${link!.id}/upload-url`,
+        { filename: 'x.csv', contentType: 'text/csv', size: 10 },
+        as(site.editor),
+      ),
+      409,
+      'conflict',
+    );
     isProblem(t, await uploadRaw(site, link!.id, MEASUREMENTS), 409, 'conflict');
     t.is(await stat(site, link!.id), null);
     isProblem(t, await site.app.api.post(`${V1}/resources/${upload!.id}/upload-complete`, undefined, as(site.editor)), 409, 'conflict');
     isProblem(t, await site.app.api.post(`${V1}/resources/${upload!.id}/run-pipeline`, undefined, as(site.editor)), 409, 'conflict');
-    t.like((await site.app.api.get(`${V1}/resources/${upload!.id}/pipeline-status`)).body, { resourceId: upload!.id, status: 'none', steps: [] });
+    t.like((await site.app.api.get(`${V1}/resources/${upload!.id}/pipeline-status`)).body, {
+      resourceId: upload!.id,
+      status: 'none',
+      steps: [],
+    });
   });
 
   test(`[${store}] download, preview, text, schema and pipeline-status of a private dataset's resource: 404 for anonymous and outsiders, 200 for an org member`, async (t) => {
@@ -710,7 +796,12 @@ for (const store of STORES) {
     t.like(status, { status: 'succeeded', error: null });
     t.deepEqual(
       status.steps.map((s) => [s.name, s.status, s.error]),
-      [['inspect', 'succeeded', null], ['preview', 'skipped', null], ['text', 'skipped', null], ['index', 'succeeded', null]],
+      [
+        ['inspect', 'succeeded', null],
+        ['preview', 'skipped', null],
+        ['text', 'skipped', null],
+        ['index', 'succeeded', null],
+      ],
     );
     t.deepEqual((await site.app.api.get(`${V1}/resources/${id}/schema`)).body, { id, queryable: false, schema: null });
     isProblem(t, await read(site, id, 'text'), 400, 'not_text');
@@ -729,7 +820,12 @@ for (const store of STORES) {
       t.regex(status.finishedAt ?? '', ISO);
       t.deepEqual(
         status.steps.map((s) => [s.name, s.status, s.error]),
-        [['inspect', 'succeeded', null], ['preview', 'failed', 'The file is empty'], ['text', 'pending', null], ['index', 'pending', null]],
+        [
+          ['inspect', 'succeeded', null],
+          ['preview', 'failed', 'The file is empty'],
+          ['text', 'pending', null],
+          ['index', 'pending', null],
+        ],
       );
     };
     const first = await settledPipeline(site, id);
@@ -810,7 +906,10 @@ for (const store of STORES) {
     t.is((await uploadRaw(site, id, first)).status, 200);
     assertSucceeded(t, id, await settledPipeline(site, id));
     const before = await site.app.api.get(`${V1}/resources/${id}/schema`);
-    t.deepEqual(before.body.schema.columns.map((c: { name: string }) => c.name), ['a', 'b']);
+    t.deepEqual(
+      before.body.schema.columns.map((c: { name: string }) => c.name),
+      ['a', 'b'],
+    );
     t.is(before.body.schema.rowCount, 2);
 
     const again = await uploadRaw(site, id, second);
@@ -821,7 +920,11 @@ for (const store of STORES) {
     t.like(after.body, { id, queryable: true, schema: { rowCount: 3, previewTruncated: false } });
     t.deepEqual(
       after.body.schema.columns.map((c: { name: string; type: string }) => [c.name, c.type]),
-      [['a', 'integer'], ['b', 'string'], ['c', 'float']],
+      [
+        ['a', 'integer'],
+        ['b', 'string'],
+        ['c', 'float'],
+      ],
     );
     t.deepEqual((await read(site, id, 'download')).bytes, second);
     t.is((await stat(site, id))?.size, second.length);

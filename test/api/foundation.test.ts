@@ -84,7 +84,13 @@ test('the OpenAPI 3.1 document describes the routes with their validators', asyn
   const resolved = schema.$ref ? res.body.components.schemas[schema.$ref.split('/').pop()] : schema;
   t.deepEqual([...resolved.required].sort(), ['email', 'password', 'username']);
   t.is(resolved.properties.password.minLength, 8);
-  for (const path of ['/api/v1/organizations/{nameOrId}/members', '/api/v1/groups/{nameOrId}/purge', '/api/v1/admin/users/{userId}', '/api/v1/api-tokens/{id}', '/api/v1/tags/{id}']) {
+  for (const path of [
+    '/api/v1/organizations/{nameOrId}/members',
+    '/api/v1/groups/{nameOrId}/purge',
+    '/api/v1/admin/users/{userId}',
+    '/api/v1/api-tokens/{id}',
+    '/api/v1/tags/{id}',
+  ]) {
     t.truthy(res.body.paths[path], path);
   }
   const limit = res.body.paths['/api/v1/organizations'].get.parameters.find((p: { name: string }) => p.name === 'limit');

@@ -107,48 +107,67 @@ test.serial('before any check the list is empty and the stats are zero', async (
   t.deepEqual((await stats()).body, { total: 0, ok: 0, broken: 0, timeout: 0, lastCheckedAt: null });
 });
 
-test.serial('a check records each link of the active datasets: ok, 404, HEAD refused then GET, slow, redirects, loops, refused address', async (t) => {
-  await app.api.post('/api/v1/organizations', { name: 'health-org' }, admin());
-  const links = [...Object.keys(expected).map((path) => ({ name: path, url: `${base}${path}` })), { name: 'metadata', url: METADATA_URL }];
-  const active = await app.api.post('/api/v1/packages', {
-    name: 'health-links', ownerOrg: 'health-org', licenseId: 'cc-by',
-    resources: [...links, { name: 'an upload', urlType: 'upload', format: 'CSV' }],
-  }, admin());
-  t.is(active.status, 201, active.text);
-  packageId = active.body.id;
-  resourceIds = Object.fromEntries(active.body.resources.map((r: { name: string; id: string }) => [r.name, r.id]));
-  // Links of a draft and of a deleted dataset are not checked.
-  const draft = await app.api.post('/api/v1/packages/drafts', { title: 'health draft' }, admin());
-  t.is((await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, { url: `${base}/draft-link` }, admin())).status, 201);
-  await app.api.post('/api/v1/packages', { name: 'health-gone', ownerOrg: 'health-org', licenseId: 'cc-by', resources: [{ url: `${base}/gone-link` }] }, admin());
-  t.is((await app.api.delete('/api/v1/packages/health-gone', admin())).status, 204);
+test.serial(
+  'a check records each link of the active datasets: ok, 404, HEAD refused then GET, slow, redirects, loops, refused address',
+  async (t) => {
+    await app.api.post('/api/v1/organizations', { name: 'health-org' }, admin());
+    const links = [
+      ...Object.keys(expected).map((path) => ({ name: path, url: `${base}${path}` })),
+      { name: 'metadata', url: METADATA_URL },
+    ];
+    const active = await app.api.post(
+      '/api/v1/packages',
+      {
+        name: 'health-links',
+        ownerOrg: 'health-org',
+        licenseId: 'cc-by',
+        resources: [...links, { name: 'an upload', urlType: 'upload', format: 'CSV' }],
+      },
+      admin(),
+    );
+    t.is(active.status, 201, active.text);
+    packageId = active.body.id;
+    resourceIds = Object.fromEntries(active.body.resources.map((r: { name: string; id: string }) => [r.name, r.id]));
+    // Links of a draft and of a deleted dataset are not checked.
+    const draft = await app.api.post('/api/v1/packages/drafts', { title: 'health draft' }, admin());
+    t.is((await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, { url: `${base}/draft-link` }, admin())).status, 201);
+    await app.api.post(
+      '/api/v1/packages',
+      { name: 'health-gone', ownerOrg: 'health-org', licenseId: 'cc-by', resources: [{ url: `${base}/gone-link` }] },
+      admin(),
+    );
+    t.is((await app.api.delete('/api/v1/packages/health-gone', admin())).status, 204);
 
-  const before = Date.now();
-  const run = await checkNow(t);
-  t.is(run.workflowId, 'link-check');
+    const before = Date.now();
+    const run = await checkNow(t);
+    t.is(run.workflowId, 'link-check');
 
-  const list = await health('?limit=100');
-  t.is(list.status, 200, list.text);
-  t.is(list.body.count, links.length);
-  t.is(rowsOf(list).length, links.length);
-  for (const [path, want] of Object.entries(expected)) {
-    const row = rowsOf(list).find((r) => r.url === `${base}${path}`);
-    t.truthy(row, path);
-    t.like(row, { resourceId: resourceIds[path], packageId, status: want.status, httpStatus: want.httpStatus }, path);
-    if (want.error) t.regex(row!.error, want.error, path);
-    else t.is(row!.error, null, path);
-    t.true(Number.isInteger(row!.latencyMs) && row!.latencyMs >= 0, path);
-    t.true(Date.parse(row!.checkedAt) >= before - 1000, path);
-  }
-  const refused = rowsOf(list).find((r) => r.url === METADATA_URL)!;
-  t.like(refused, { status: 'broken', httpStatus: null });
-  t.is(refused.error, '169.254.169.254 is a cloud metadata address');
-  t.true(rowsOf(list).find((r) => r.url === `${base}/slow`)!.latencyMs >= 900);
+    const list = await health('?limit=100');
+    t.is(list.status, 200, list.text);
+    t.is(list.body.count, links.length);
+    t.is(rowsOf(list).length, links.length);
+    for (const [path, want] of Object.entries(expected)) {
+      const row = rowsOf(list).find((r) => r.url === `${base}${path}`);
+      t.truthy(row, path);
+      t.like(row, { resourceId: resourceIds[path], packageId, status: want.status, httpStatus: want.httpStatus }, path);
+      if (want.error) t.regex(row!.error, want.error, path);
+      else t.is(row!.error, null, path);
+      t.true(Number.isInteger(row!.latencyMs) && row!.latencyMs >= 0, path);
+      t.true(Date.parse(row!.checkedAt) >= before - 1000, path);
+    }
+    const refused = rowsOf(list).find((r) => r.url === METADATA_URL)!;
+    t.like(refused, { status: 'broken', httpStatus: null });
+    t.is(refused.error, '169.254.169.254 is a cloud metadata address');
+    t.true(rowsOf(list).find((r) => r.url === `${base}/slow`)!.latencyMs >= 900);
 
-  t.true(heard.includes('HEAD /no-head') && heard.includes('GET /no-head'), 'HEAD refused, then GET');
-  t.true(heard.includes('GET /head-drops'), 'HEAD dropped, then GET');
-  t.false(heard.some((h) => h.endsWith('/draft-link') || h.endsWith('/gone-link')), 'draft and deleted datasets are not checked');
-});
+    t.true(heard.includes('HEAD /no-head') && heard.includes('GET /no-head'), 'HEAD refused, then GET');
+    t.true(heard.includes('GET /head-drops'), 'HEAD dropped, then GET');
+    t.false(
+      heard.some((h) => h.endsWith('/draft-link') || h.endsWith('/gone-link')),
+      'draft and deleted datasets are not checked',
+    );
+  },
+);
 
 test.serial('filters by status, pages, and 400 for an unknown status', async (t) => {
   const broken = await health('?status=broken');
@@ -164,7 +183,10 @@ test.serial('filters by status, pages, and 400 for an unknown status', async (t)
     t.like(part.body, { count: all.body.count, offset, limit: 3 });
     paged.push(...rowsOf(part).map((r) => r.resourceId));
   }
-  t.deepEqual(paged, rowsOf(all).map((r) => r.resourceId));
+  t.deepEqual(
+    paged,
+    rowsOf(all).map((r) => r.resourceId),
+  );
 
   for (const query of ['?status=down', '?status=OK', '?limit=101']) isProblem(t, await health(query), 400, 'invalid_parameters');
 });
@@ -178,7 +200,10 @@ test.serial('stats count the results by status and give the last check time', as
     ok: 4,
     broken: 5,
     timeout: 1,
-    lastCheckedAt: all.map((r) => r.checkedAt).sort().at(-1),
+    lastCheckedAt: all
+      .map((r) => r.checkedAt)
+      .sort()
+      .at(-1),
   });
 });
 
@@ -208,7 +233,9 @@ test.serial('the next check replaces each result; a deleted resource loses its r
 test.serial('the link-check workflow pages through the links with continue-as-new', async (t) => {
   const workflowId = 'link-check-paged-by-test';
   const counts = await client.workflow.execute('linkCheckWorkflow', {
-    taskQueue: app.taskQueue, workflowId, args: [{ pageSize: 2, pagesPerRun: 1, concurrency: 2, timeoutMs: 1000 }],
+    taskQueue: app.taskQueue,
+    workflowId,
+    args: [{ pageSize: 2, pagesPerRun: 1, concurrency: 2, timeoutMs: 1000 }],
   });
   t.deepEqual(counts, { ok: 5, broken: 3, timeout: 1 });
   // Nine links, two per run: runs 1–4 read full pages and continue as new, run 5 reads the last one.
@@ -251,6 +278,9 @@ test.serial('ensuring the schedule is idempotent: many processes at once create 
     t.like(schedule.action, { workflowType: 'linkCheckWorkflow', taskQueue: app.taskQueue, args: [{ timeoutMs: 1000 }] });
     t.is(await ensureLinkCheckSchedule(client, { ...opts, intervalMs: 7_200_000 }), 'unchanged');
   } finally {
-    await client.schedule.getHandle(scheduleId).delete().catch(() => {});
+    await client.schedule
+      .getHandle(scheduleId)
+      .delete()
+      .catch(() => {});
   }
 });

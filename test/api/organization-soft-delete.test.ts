@@ -28,7 +28,15 @@ test.before(async () => {
   await app.api.post(`${API}/organizations/gone-org/members`, { user: m.id, role: 'member' }, sysadmin);
   await app.api.post(`${API}/organizations/gone-org/members`, { user: e.id, role: 'editor' }, sysadmin);
   const create = async (name: string, org: string, isPrivate: boolean) => {
-    const body = { name, title: `Ledger ${name}`, ownerOrg: org, licenseId: 'cc-by-4.0', private: isPrivate, tags: [`tag-${name}`], resources: [{ urlType: 'link', url: `https://example.org/${name}.csv`, format: `FMT-${name}` }] };
+    const body = {
+      name,
+      title: `Ledger ${name}`,
+      ownerOrg: org,
+      licenseId: 'cc-by-4.0',
+      private: isPrivate,
+      tags: [`tag-${name}`],
+      resources: [{ urlType: 'link', url: `https://example.org/${name}.csv`, format: `FMT-${name}` }],
+    };
     const reply = await app.api.post(`${API}/packages`, body, sysadmin);
     if (reply.status !== 201) throw new Error(`create ${name}: ${reply.text}`);
     return reply.body.name as string;
@@ -51,7 +59,12 @@ async function view(auth: Auth) {
   const count = await app.api.get(`${API}/resources/count`, auth);
   const formats = await app.api.get(`${API}/resources/formats`, auth);
   const details = Object.fromEntries(
-    await Promise.all(['public', 'private', 'elsewhere'].map(async (k) => [k, (await app.api.get(`${API}/packages/${names[k as keyof typeof names]}`, auth)).status])),
+    await Promise.all(
+      ['public', 'private', 'elsewhere'].map(async (k) => [
+        k,
+        (await app.api.get(`${API}/packages/${names[k as keyof typeof names]}`, auth)).status,
+      ]),
+    ),
   );
   const sorted = (rows: Array<{ name?: string; format?: string }>) => rows.map((r) => r.name ?? r.format).sort();
   return {

@@ -38,14 +38,27 @@ const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: 
 async function createOrg(t: ExecutionContext, fields: Record<string, unknown>) {
   const res = await app.api.post(BASE, fields, sysadmin());
   t.is(res.status, 201, res.text);
-  return res.body as { id: string; name: string; title: string; description: string | null; imageUrl: string | null; state: string; createdAt: string; updatedAt: string };
+  return res.body as {
+    id: string;
+    name: string;
+    title: string;
+    description: string | null;
+    imageUrl: string | null;
+    state: string;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 /** An organization with one user per role, added by the sysadmin. */
 async function orgWithRoles(t: ExecutionContext, prefix: string) {
   const org = await createOrg(t, { name: unique(prefix) });
   const { admin, editor, member, outsider } = people;
-  for (const [user, role] of [[admin, 'admin'], [editor, 'editor'], [member, 'member']] as const) {
+  for (const [user, role] of [
+    [admin, 'admin'],
+    [editor, 'editor'],
+    [member, 'member'],
+  ] as const) {
     const res = await app.api.post(`${BASE}/${org.name}/members`, { user: user.id, role }, sysadmin());
     t.is(res.status, 201, res.text);
   }
@@ -77,7 +90,17 @@ test('GET /organizations lists active organizations in the list envelope, filter
     [...names, byTitle.name].sort(),
   );
   const record = filtered.body.results[0];
-  t.deepEqual(Object.keys(record).sort(), ['createdAt', 'description', 'id', 'imageUrl', 'name', 'packageCount', 'state', 'title', 'updatedAt']);
+  t.deepEqual(Object.keys(record).sort(), [
+    'createdAt',
+    'description',
+    'id',
+    'imageUrl',
+    'name',
+    'packageCount',
+    'state',
+    'title',
+    'updatedAt',
+  ]);
   t.regex(record.id, UUID);
   t.is(record.state, 'active');
 
@@ -88,7 +111,10 @@ test('GET /organizations lists active organizations in the list envelope, filter
   t.like(second.body, { count: 4, offset: 2, limit: 2 });
   t.deepEqual(beyond.body, { count: 4, offset: 4, limit: 2, results: [] });
   const paged = [...first.body.results, ...second.body.results].map((o: { name: string }) => o.name);
-  t.deepEqual(paged, filtered.body.results.map((o: { name: string }) => o.name));
+  t.deepEqual(
+    paged,
+    filtered.body.results.map((o: { name: string }) => o.name),
+  );
 });
 
 test('GET /organizations?q treats LIKE wildcards literally', async (t) => {
@@ -325,7 +351,11 @@ test('POST /organizations/{nameOrId}/restore is for sysadmins and brings the org
   t.like((await app.api.get(`${BASE}/${org.name}`)).body, { id: org.id, state: 'active' });
   t.is((await app.api.get(`${BASE}?q=${org.name}`)).body.count, 1);
   const mine = await app.api.get('/api/v1/users/me/organizations?limit=100', as(admin));
-  t.like(mine.body.results.find((o: { id: string }) => o.id === org.id), { role: 'admin' }, 'memberships survive a soft delete');
+  t.like(
+    mine.body.results.find((o: { id: string }) => o.id === org.id),
+    { role: 'admin' },
+    'memberships survive a soft delete',
+  );
 
   isProblem(t, await app.api.post(`${BASE}/no-such-org/restore`, undefined, sysadmin()), 404, 'not_found');
   isProblem(t, await app.api.post(`${BASE}/${org.name}/restore`, undefined, as(admin)), 403, 'forbidden');
@@ -555,7 +585,11 @@ test('a cookie-authenticated write from another origin is refused', async (t) =>
   const org = await createOrg(t, { name: unique('csrf') });
   const alice = people.admin;
   t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: alice.id, role: 'admin' }, sysadmin())).status, 201);
-  const res = await app.api.put(`${BASE}/${org.name}`, { name: org.name, title: 'Forged' }, { cookie: alice.cookie, origin: 'https://evil.example' });
+  const res = await app.api.put(
+    `${BASE}/${org.name}`,
+    { name: org.name, title: 'Forged' },
+    { cookie: alice.cookie, origin: 'https://evil.example' },
+  );
   isProblem(t, res, 403, 'forbidden');
   t.is((await app.api.get(`${BASE}/${org.name}`)).body.title, org.title);
 });
@@ -580,7 +614,10 @@ test('GET /users/me/organizations lists the caller’s active organizations with
   t.like(mine.body, { count: 2, offset: 0, limit: 20 });
   t.deepEqual(
     mine.body.results.map((o: { id: string; role: string }) => [o.id, o.role]),
-    [[one.id, 'editor'], [two.id, 'admin']],
+    [
+      [one.id, 'editor'],
+      [two.id, 'admin'],
+    ],
     'by name: mine-one-* before mine-two-*',
   );
   t.like(mine.body.results[0], { name: one.name, title: one.title, state: 'active' });

@@ -23,7 +23,6 @@ const WALL_CLOCK_MS = QUERY_DEADLINE_MS + 10_000;
 const MAX_ROWS = 10_000;
 const MAX_RESULT_BYTES = 5 * 1024 * 1024;
 
-
 type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
 
 let app: TestApp;
@@ -182,11 +181,16 @@ refused('read_csv of /etc/passwd is refused', `SELECT * FROM read_csv('/etc/pass
 refused('read_text of /etc/passwd is refused', `SELECT content FROM read_text('/etc/passwd')`);
 refused('read_text of the canary file is refused', () => `SELECT content FROM read_text(${q(CANARY)})`);
 // DuckDB's message repeats the caller's own URL (the cleaner leaves `file://` URLs alone): no leak.
-refused('read_text with a file:// URL is refused', `SELECT content FROM read_text('file:///etc/passwd')`, undefined, ['file:///etc/passwd']);
+refused('read_text with a file:// URL is refused', `SELECT content FROM read_text('file:///etc/passwd')`, undefined, [
+  'file:///etc/passwd',
+]);
 refused('read_blob of the canary file is refused', () => `SELECT content FROM read_blob(${q(CANARY)})`);
 refused('read_json of the canary file is refused', () => `SELECT * FROM read_json(${q(CANARY)})`);
 refused('read_parquet of the canary file is refused', () => `SELECT * FROM read_parquet(${q(CANARY)})`);
-refused('read_parquet over a glob of other previews in the data dir is refused', () => `SELECT * FROM read_parquet(${q(path.join(dataDir, 'query-cache', '*.parquet'))})`);
+refused(
+  'read_parquet over a glob of other previews in the data dir is refused',
+  () => `SELECT * FROM read_parquet(${q(path.join(dataDir, 'query-cache', '*.parquet'))})`,
+);
 refused('a list of files mixing the canary into read_csv is refused', () => `SELECT * FROM read_csv([${q(CANARY)}, '/etc/passwd'])`);
 refused('glob(/*) to list the file system is refused', `SELECT * FROM glob('/*')`);
 refused('glob of /tmp to find the canary is refused', `SELECT * FROM glob('/tmp/almanac-canary-*')`);
@@ -194,9 +198,15 @@ refused('a replacement scan of /etc/passwd is refused', `SELECT * FROM '/etc/pas
 refused('a replacement scan of the canary by absolute path is refused', () => `SELECT * FROM ${q(CANARY)}`);
 refused('a replacement scan of canary.csv by relative name is refused', () => `SELECT * FROM ${q(CANARY_NAME)}`);
 refused('parquet_metadata of /etc/passwd is refused', `SELECT * FROM parquet_metadata('/etc/passwd')`);
-refused('a file read hidden in a UNION after the real data is refused', `SELECT "station name" AS v FROM data UNION ALL SELECT content FROM read_text('/etc/passwd')`);
+refused(
+  'a file read hidden in a UNION after the real data is refused',
+  `SELECT "station name" AS v FROM data UNION ALL SELECT content FROM read_text('/etc/passwd')`,
+);
 refused('a file read hidden in a scalar subquery is refused', () => `SELECT (SELECT content FROM read_text(${q(CANARY)})) AS secret`);
-refused('a file read through the query() table function is refused', () => `SELECT * FROM query(${q(`SELECT * FROM read_csv(${q(CANARY)})`)})`);
+refused(
+  'a file read through the query() table function is refused',
+  () => `SELECT * FROM query(${q(`SELECT * FROM read_csv(${q(CANARY)})`)})`,
+);
 
 // --- URLs and extensions ---------------------------------------------------------------------------
 
@@ -252,7 +262,9 @@ refused('a SELECT followed by DROP VIEW data is refused', 'SELECT 1; DROP VIEW d
 refused('a SELECT followed by a file read is refused', () => `SELECT 1; SELECT * FROM read_csv(${q(CANARY)})`);
 refused('a ";" inside a string followed by a real second statement is refused', `SELECT ';' AS s; DROP VIEW data`, ['query_not_select']);
 refused('a block comment closed before a second statement is refused', 'SELECT 1 /* a comment */; DROP VIEW data', ['query_not_select']);
-refused('a second statement after a line comment on its own line is refused', 'SELECT 1 -- harmless\n; DROP VIEW data', ['query_not_select']);
+refused('a second statement after a line comment on its own line is refused', 'SELECT 1 -- harmless\n; DROP VIEW data', [
+  'query_not_select',
+]);
 refused('a full-width semicolon does not smuggle a second statement', 'SELECT 1；DROP VIEW data');
 refused('CREATE TABLE is refused', 'CREATE TABLE t AS SELECT * FROM data');
 refused('INSERT INTO is refused', 'INSERT INTO data VALUES (1)');
@@ -321,11 +333,17 @@ refused('information_schema.views is refused', 'SELECT table_name, view_definiti
 refused('sqlite_master is refused', 'SELECT name, sql FROM sqlite_master');
 refused('pg_views is refused', 'SELECT viewname, definition FROM pg_views');
 refused('pg_get_viewdef, a macro over duckdb_views(), is refused', 'SELECT pg_get_viewdef(view_oid) FROM (SELECT 1 AS view_oid)');
-refused('a CTE named pg_views that reads itself (so the catalog) is refused', 'WITH pg_views AS (SELECT * FROM pg_views) SELECT * FROM pg_views');
+refused(
+  'a CTE named pg_views that reads itself (so the catalog) is refused',
+  'WITH pg_views AS (SELECT * FROM pg_views) SELECT * FROM pg_views',
+);
 refused('duckdb_external_file_cache() is refused', 'SELECT * FROM duckdb_external_file_cache()');
 refused("json_serialize_plan('SELECT * FROM data') is refused", `SELECT json_serialize_plan('SELECT * FROM data') AS plan`);
 refused('parquet_file_metadata of the allowed path is refused', `SELECT * FROM parquet_file_metadata(current_setting('allowed_paths')[1])`);
-refused('a settings probe inside a scalar subquery is refused', `SELECT count(*) AS n, (SELECT value FROM duckdb_settings() WHERE name = 'allowed_paths') AS p FROM data`);
+refused(
+  'a settings probe inside a scalar subquery is refused',
+  `SELECT count(*) AS n, (SELECT value FROM duckdb_settings() WHERE name = 'allowed_paths') AS p FROM data`,
+);
 refused('a settings probe inside a lambda is refused', `SELECT list_transform([1], v -> current_setting('allowed_paths')) AS p`);
 
 test.serial('a failing cast over the data names no path', async (t) => {
@@ -344,9 +362,18 @@ test.serial('the sandbox settings cannot be read to learn that external access i
 // --- Resource bombs ------------------------------------------------------------------------------
 
 contained('count over range(1e12) times out or finishes within 15 s', 'SELECT count(*) FROM range(1000000000000)');
-contained('a cross join data × data × data × range(1e6) × range(1e6) is contained', 'SELECT count(*) FROM data a, data b, data c, range(1000000) r, range(1000000) s');
-contained('a recursive CTE that never ends is contained', 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r');
-contained('a doubling recursive CTE of strings is contained', `WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r`);
+contained(
+  'a cross join data × data × data × range(1e6) × range(1e6) is contained',
+  'SELECT count(*) FROM data a, data b, data c, range(1000000) r, range(1000000) s',
+);
+contained(
+  'a recursive CTE that never ends is contained',
+  'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r',
+);
+contained(
+  'a doubling recursive CTE of strings is contained',
+  `WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r`,
+);
 contained("repeat('x', 1e9), a 1 GB string, is contained", `SELECT length(repeat('x', 1000000000)) AS n`);
 contained('a giant string_agg over a cross join is contained', `SELECT length(string_agg(repeat('y', 1000), '')) FROM range(10000000)`);
 contained('a huge list built in memory is contained', 'SELECT len(list(range)) FROM range(2000000000)');

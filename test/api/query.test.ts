@@ -12,13 +12,31 @@ let publicId: string;
 let privateId: string;
 let linkId: string;
 
-const CSV = ['id,"label x",année,score,big,day,flag', ...Array.from({ length: 12_000 }, (_, i) => `${i},row ${i},${2000 + (i % 20)},${(i * 0.5).toFixed(1)},${BigInt(i) * 10_000_000_000n},2024-01-${String((i % 28) + 1).padStart(2, '0')},${i % 2 === 0}`)].join('\n') + '\n';
+const CSV =
+  [
+    'id,"label x",année,score,big,day,flag',
+    ...Array.from(
+      { length: 12_000 },
+      (_, i) =>
+        `${i},row ${i},${2000 + (i % 20)},${(i * 0.5).toFixed(1)},${BigInt(i) * 10_000_000_000n},2024-01-${String((i % 28) + 1).padStart(2, '0')},${i % 2 === 0}`,
+    ),
+  ].join('\n') + '\n';
 
 async function uploadCsv(datasetName: string, isPrivate: boolean) {
-  const created = await app.api.post('/api/v1/packages', {
-    name: datasetName, ownerOrg: 'query-org', licenseId: 'cc-by-4.0', private: isPrivate,
-    resources: [{ urlType: 'upload', name: 'table.csv', format: 'CSV' }, { urlType: 'link', url: `https://example.org/${datasetName}.csv` }],
-  }, admin);
+  const created = await app.api.post(
+    '/api/v1/packages',
+    {
+      name: datasetName,
+      ownerOrg: 'query-org',
+      licenseId: 'cc-by-4.0',
+      private: isPrivate,
+      resources: [
+        { urlType: 'upload', name: 'table.csv', format: 'CSV' },
+        { urlType: 'link', url: `https://example.org/${datasetName}.csv` },
+      ],
+    },
+    admin,
+  );
   if (created.status !== 201) throw new Error(created.text);
   const [upload, link] = created.body.resources;
   await uploadAndProcess(app.api, upload.id, CSV, admin);
@@ -41,17 +59,37 @@ async function asNewUser(name: string): Promise<Auth> {
 const query = (id: string, sql: string, auth: Auth = {}) => app.api.post(`/api/v1/resources/${id}/query`, { sql }, auth);
 
 test('a SELECT over `data` returns the result record; quoted names with spaces and accents work', async (t) => {
-  const reply = await query(publicId, 'SELECT id, "label x", "année", score, big, day, flag FROM data WHERE id IN (1, 2) ORDER BY id', await asNewUser('q-basic'));
+  const reply = await query(
+    publicId,
+    'SELECT id, "label x", "année", score, big, day, flag FROM data WHERE id IN (1, 2) ORDER BY id',
+    await asNewUser('q-basic'),
+  );
   t.is(reply.status, 200, reply.text);
   t.like(reply.body, { id: publicId, columns: ['id', 'label x', 'année', 'score', 'big', 'day', 'flag'], rowCount: 2, truncated: false });
   t.true(Number.isInteger(reply.body.elapsedMs));
-  t.deepEqual(reply.body.rows[1], { id: '2', 'label x': 'row 2', année: '2002', score: 1, big: '20000000000', day: '2024-01-03', flag: true });
+  t.deepEqual(reply.body.rows[1], {
+    id: '2',
+    'label x': 'row 2',
+    année: '2002',
+    score: 1,
+    big: '20000000000',
+    day: '2024-01-03',
+    flag: true,
+  });
 });
 
 test('WITH … SELECT and aggregates work; counts come back as strings', async (t) => {
-  const reply = await query(publicId, 'WITH t AS (SELECT "année" AS y, count(*) AS n FROM data GROUP BY 1) SELECT * FROM t ORDER BY y LIMIT 3', await asNewUser('q-with'));
+  const reply = await query(
+    publicId,
+    'WITH t AS (SELECT "année" AS y, count(*) AS n FROM data GROUP BY 1) SELECT * FROM t ORDER BY y LIMIT 3',
+    await asNewUser('q-with'),
+  );
   t.is(reply.status, 200, reply.text);
-  t.deepEqual(reply.body.rows, [{ y: '2000', n: '600' }, { y: '2001', n: '600' }, { y: '2002', n: '600' }]);
+  t.deepEqual(reply.body.rows, [
+    { y: '2000', n: '600' },
+    { y: '2001', n: '600' },
+    { y: '2002', n: '600' },
+  ]);
 });
 
 test('more than 10,000 rows: the first 10,000 and truncated true', async (t) => {
@@ -71,7 +109,11 @@ test('a result over 5 MB is cut and flagged', async (t) => {
 });
 
 test('NaN and infinities are JSON-safe text; dates ISO 8601', async (t) => {
-  const reply = await query(publicId, "SELECT 'nan'::double AS n, 'inf'::double AS i, '-inf'::double AS m, TIMESTAMP '2024-05-01 12:30:00' AS ts LIMIT 1", await asNewUser('q-values'));
+  const reply = await query(
+    publicId,
+    "SELECT 'nan'::double AS n, 'inf'::double AS i, '-inf'::double AS m, TIMESTAMP '2024-05-01 12:30:00' AS ts LIMIT 1",
+    await asNewUser('q-values'),
+  );
   t.is(reply.status, 200, reply.text);
   t.deepEqual(reply.body.rows, [{ n: 'NaN', i: 'Infinity', m: '-Infinity', ts: '2024-05-01T12:30:00' }]);
 });
@@ -103,7 +145,11 @@ test('wide integers and decimals are strings; dates, times and time zones ISO 86
 });
 
 test('a self-join keeps both columns of the same name: id and id:1', async (t) => {
-  const reply = await query(publicId, 'SELECT a.id, b.id FROM data a JOIN data b ON a.id = b.id ORDER BY 1 LIMIT 1', await asNewUser('q-dupes'));
+  const reply = await query(
+    publicId,
+    'SELECT a.id, b.id FROM data a JOIN data b ON a.id = b.id ORDER BY 1 LIMIT 1',
+    await asNewUser('q-dupes'),
+  );
   t.is(reply.status, 200, reply.text);
   t.deepEqual(reply.body.columns, ['id', 'id:1']);
   t.deepEqual(Object.keys(reply.body.rows[0]), ['id', 'id:1']);
@@ -111,7 +157,11 @@ test('a self-join keeps both columns of the same name: id and id:1', async (t) =
 
 test('a query over anything but data, its CTEs and generators is 400 query_invalid, naming what was refused', async (t) => {
   const user = await asNewUser('q-sources');
-  for (const sql of ['SELECT * FROM duckdb_settings()', "SELECT current_setting('allowed_paths')", 'SELECT * FROM information_schema.tables']) {
+  for (const sql of [
+    'SELECT * FROM duckdb_settings()',
+    "SELECT current_setting('allowed_paths')",
+    'SELECT * FROM information_schema.tables',
+  ]) {
     const reply = await query(publicId, sql, user);
     isProblem(t, reply, 400, 'query_invalid');
     t.regex(reply.body.detail, /not available here: a query reads the table "data"/);
@@ -122,7 +172,14 @@ test('a query over anything but data, its CTEs and generators is 400 query_inval
 
 test('not a SELECT, or more than one statement: 400 query_not_select', async (t) => {
   const auth = await asNewUser('q-notselect');
-  for (const sql of ['DROP VIEW data', 'SELECT 1; SELECT 2', "COPY data TO 'out.csv'", 'PRAGMA version', 'SET threads = 8', 'EXPLAIN SELECT 1']) {
+  for (const sql of [
+    'DROP VIEW data',
+    'SELECT 1; SELECT 2',
+    "COPY data TO 'out.csv'",
+    'PRAGMA version',
+    'SET threads = 8',
+    'EXPLAIN SELECT 1',
+  ]) {
     isProblem(t, await query(publicId, sql, auth), 400, 'query_not_select');
   }
 });

@@ -15,7 +15,11 @@ test('site settings say registration is off', async (t) => {
 });
 
 test('register is 403 registration_disabled and creates nobody', async (t) => {
-  const res = await app.api.post('/api/v1/auth/register', { username: 'closed-amy', email: 'closed-amy@example.org', password: 'password-123' });
+  const res = await app.api.post('/api/v1/auth/register', {
+    username: 'closed-amy',
+    email: 'closed-amy@example.org',
+    password: 'password-123',
+  });
   isProblem(t, res, 403, 'registration_disabled');
   const found = await app.api.get('/api/v1/admin/users?q=closed-amy', { token: app.adminToken });
   t.is(found.body.count, 0);

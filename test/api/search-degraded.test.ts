@@ -16,7 +16,11 @@ test.before(async () => {
   app = await startTestApp({ EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: '/nonexistent/almanac-models' });
   admin = { token: app.adminToken };
   await app.api.post(`${API}/organizations`, { name: 'degraded-org' }, admin);
-  const created = await app.api.post(`${API}/packages`, { name: 'tidal-gauges', title: 'Tidal Gauge Readings', ownerOrg: 'degraded-org', licenseId: 'cc-by-4.0' }, admin);
+  const created = await app.api.post(
+    `${API}/packages`,
+    { name: 'tidal-gauges', title: 'Tidal Gauge Readings', ownerOrg: 'degraded-org', licenseId: 'cc-by-4.0' },
+    admin,
+  );
   if (created.status !== 201) throw new Error(created.text);
 });
 test.after.always(async () => app?.stop());
@@ -25,7 +29,10 @@ test('search answers from keywords and says the semantic half is unavailable', a
   const reply = await app.api.get(`${API}/packages?q=tidal+gauge`);
   t.is(reply.status, 200, reply.text);
   t.deepEqual(reply.body.meta, { semantic: 'unavailable' });
-  t.deepEqual(reply.body.results.map((r: { name: string }) => r.name), ['tidal-gauges']);
+  t.deepEqual(
+    reply.body.results.map((r: { name: string }) => r.name),
+    ['tidal-gauges'],
+  );
   t.true(reply.body.results[0].match.keyword);
   t.deepEqual(reply.body.results[0].match.semantic, []);
   const paraphrase = await app.api.get(`${API}/packages?q=sea+level+sensors`);
@@ -42,7 +49,10 @@ test('health reports embeddings down and the service degraded; the vector index 
 test('the stats show the points the database holds and the vectors missing', async (t) => {
   const reply = await app.api.get(`${API}/admin/search/stats`, admin);
   t.is(reply.status, 200, reply.text);
-  t.like(reply.body, { model: { name: 'Xenova/all-MiniLM-L6-v2', available: false }, indexes: { packages: { documents: 1, embedded: 0, vectors: 0, drift: 1 } } });
+  t.like(reply.body, {
+    model: { name: 'Xenova/all-MiniLM-L6-v2', available: false },
+    indexes: { packages: { documents: 1, embedded: 0, vectors: 0, drift: 1 } },
+  });
 });
 
 test('with the vector index down (Qdrant unreachable) publishing works and search is keyword-only, said so', async (t) => {
@@ -50,17 +60,27 @@ test('with the vector index down (Qdrant unreachable) publishing works and searc
   try {
     const auth = { token: down.adminToken };
     await down.api.post(`${API}/organizations`, { name: 'qdrant-down-org' }, auth);
-    const created = await down.api.post(`${API}/packages`, { name: 'ferry-timetables', title: 'Ferry Timetables', ownerOrg: 'qdrant-down-org', licenseId: 'cc-by-4.0' }, auth);
+    const created = await down.api.post(
+      `${API}/packages`,
+      { name: 'ferry-timetables', title: 'Ferry Timetables', ownerOrg: 'qdrant-down-org', licenseId: 'cc-by-4.0' },
+      auth,
+    );
     t.is(created.status, 201, created.text);
     const reply = await down.api.get(`${API}/packages?q=ferry`);
     t.is(reply.status, 200, reply.text);
     t.deepEqual(reply.body.meta, { semantic: 'unavailable' });
-    t.deepEqual(reply.body.results.map((r: { name: string }) => r.name), ['ferry-timetables']);
+    t.deepEqual(
+      reply.body.results.map((r: { name: string }) => r.name),
+      ['ferry-timetables'],
+    );
     const health = await down.api.get('/api/health');
     t.like(health.body, { status: 'degraded', components: { database: 'ok', vectors: 'down', embeddings: 'ok' } });
     const stats = await down.api.get(`${API}/admin/search/stats`, auth);
     t.is(stats.status, 200, stats.text);
-    t.like(stats.body, { vectorIndex: { kind: 'qdrant', available: false }, indexes: { packages: { documents: 1, embedded: 1, vectors: null, drift: null } } });
+    t.like(stats.body, {
+      vectorIndex: { kind: 'qdrant', available: false },
+      indexes: { packages: { documents: 1, embedded: 1, vectors: null, drift: null } },
+    });
   } finally {
     await down.stop();
   }

@@ -47,12 +47,28 @@ const semanticHit = async (q: string, name: string) => {
   return Boolean(hit?.match?.semantic.length);
 };
 
-test.serial('a dataset published through another process\'s worker reaches this process\'s index, and leaves it on delete', async (t) => {
+test.serial("a dataset published through another process's worker reaches this process's index, and leaves it on delete", async (t) => {
   const admin = { token: app.adminToken };
-  const created = await app.api.post('/api/v1/packages', { name: 'volcano-eruptions', title: 'Volcano Eruptions', ownerOrg: 'follow-org', licenseId: 'cc-by-4.0', notes: 'Dates and explosivity of eruptions.' }, admin);
+  const created = await app.api.post(
+    '/api/v1/packages',
+    {
+      name: 'volcano-eruptions',
+      title: 'Volcano Eruptions',
+      ownerOrg: 'follow-org',
+      licenseId: 'cc-by-4.0',
+      notes: 'Dates and explosivity of eruptions.',
+    },
+    admin,
+  );
   t.is(created.status, 201, created.text);
   t.is((await workerSearch.vectors.stats('packages')).points, 1, 'the worker indexed it in its own index');
-  t.true(await eventually(() => semanticHit('lava and magma activity', 'volcano-eruptions')), 'found by meaning through the API process\'s index');
+  t.true(
+    await eventually(() => semanticHit('lava and magma activity', 'volcano-eruptions')),
+    "found by meaning through the API process's index",
+  );
   t.is((await app.api.delete('/api/v1/packages/volcano-eruptions', admin)).status, 204);
-  t.true(await eventually(async () => (await app.almanac.services.search.vectors.stats('packages')).points === 0), 'gone from the API process\'s index');
+  t.true(
+    await eventually(async () => (await app.almanac.services.search.vectors.stats('packages')).points === 0),
+    "gone from the API process's index",
+  );
 });

@@ -16,15 +16,49 @@ let outsider: Auth;
 
 interface Listed {
   name: string;
-  match?: { keyword: boolean; snippet?: { text: string; highlights: Array<[number, number]> }; semantic: Array<{ index: string; score: number; text: string; resourceId?: string }> };
+  match?: {
+    keyword: boolean;
+    snippet?: { text: string; highlights: Array<[number, number]> };
+    semantic: Array<{ index: string; score: number; text: string; resourceId?: string }>;
+  };
 }
 
 const DATASETS = [
-  { name: 'motor-vehicle-collisions', title: 'Motor Vehicle Collisions', org: 'transport', notes: 'Police-reported incidents involving automobiles on city streets, with injuries and fatalities by borough.', tags: ['transportation', 'public-safety'] },
-  { name: 'highway-accident-reports', title: 'Highway Accident Reports', org: 'roads', notes: 'Reports of automobile wrecks on interstate highways, by county and year.', tags: ['roads'] },
-  { name: 'hospital-inpatient-discharges', title: 'Hospital Inpatient Discharges', org: 'health', notes: 'Discharge counts and lengths of stay for hospital patients by diagnosis group.', tags: ['health'] },
-  { name: 'school-lunch-programs', title: 'School Lunch Programs', org: 'health', notes: 'Participation in subsidized meal programs for pupils, by district.', tags: ['education', 'nutrition'] },
-  { name: 'river-water-quality', title: 'River Water Quality', org: 'roads', notes: 'Dissolved oxygen, nitrates and turbidity measured at river monitoring stations.', tags: ['environment'] },
+  {
+    name: 'motor-vehicle-collisions',
+    title: 'Motor Vehicle Collisions',
+    org: 'transport',
+    notes: 'Police-reported incidents involving automobiles on city streets, with injuries and fatalities by borough.',
+    tags: ['transportation', 'public-safety'],
+  },
+  {
+    name: 'highway-accident-reports',
+    title: 'Highway Accident Reports',
+    org: 'roads',
+    notes: 'Reports of automobile wrecks on interstate highways, by county and year.',
+    tags: ['roads'],
+  },
+  {
+    name: 'hospital-inpatient-discharges',
+    title: 'Hospital Inpatient Discharges',
+    org: 'health',
+    notes: 'Discharge counts and lengths of stay for hospital patients by diagnosis group.',
+    tags: ['health'],
+  },
+  {
+    name: 'school-lunch-programs',
+    title: 'School Lunch Programs',
+    org: 'health',
+    notes: 'Participation in subsidized meal programs for pupils, by district.',
+    tags: ['education', 'nutrition'],
+  },
+  {
+    name: 'river-water-quality',
+    title: 'River Water Quality',
+    org: 'roads',
+    notes: 'Dissolved oxygen, nitrates and turbidity measured at river monitoring stations.',
+    tags: ['environment'],
+  },
 ];
 
 async function create(body: Record<string, unknown>) {
@@ -45,8 +79,19 @@ test.before(async () => {
   await app.api.post(`${API}/organizations/transport/members`, { user: m.id, role: 'member' }, sysadmin);
   await app.api.post(`${API}/organizations/health/members`, { user: o.id, role: 'member' }, sysadmin);
   for (const d of DATASETS) await create({ name: d.name, title: d.title, ownerOrg: d.org, notes: d.notes, tags: d.tags });
-  await create({ name: 'fatal-crash-investigations', title: 'Fatal Crash Investigations', ownerOrg: 'transport', private: true, notes: 'Internal case files on deadly car crashes.' });
-  await create({ name: 'closed-traffic-counts', title: 'Traffic Crash Tallies', ownerOrg: 'closed', notes: 'Car crash tallies of a closed office.' });
+  await create({
+    name: 'fatal-crash-investigations',
+    title: 'Fatal Crash Investigations',
+    ownerOrg: 'transport',
+    private: true,
+    notes: 'Internal case files on deadly car crashes.',
+  });
+  await create({
+    name: 'closed-traffic-counts',
+    title: 'Traffic Crash Tallies',
+    ownerOrg: 'closed',
+    notes: 'Car crash tallies of a closed office.',
+  });
   if ((await app.api.delete(`${API}/organizations/closed`, sysadmin)).status !== 204) throw new Error('soft-delete closed');
   await app.api.post(`${API}/packages/drafts`, { name: 'draft-crash-data', title: 'Car Crash Draft', ownerOrg: 'transport' }, sysadmin);
 });
@@ -55,7 +100,12 @@ test.after.always(async () => app?.stop());
 const search = async (query: string, auth: Auth = {}) => {
   const reply = await app.api.get(`${API}/packages?${query}`, auth);
   if (reply.status !== 200) throw new Error(`${query}: ${reply.status} ${reply.text}`);
-  return reply.body as { count: number; results: Listed[]; meta?: { semantic: string }; facets?: Record<string, Array<{ name: string; count: number }>> };
+  return reply.body as {
+    count: number;
+    results: Listed[];
+    meta?: { semantic: string };
+    facets?: Record<string, Array<{ name: string; count: number }>>;
+  };
 };
 const names = (results: Listed[]) => results.map((r) => r.name);
 
@@ -67,7 +117,10 @@ test('a paraphrase with no shared word finds the collision datasets; keyword-onl
   t.false(names(hybrid.results).includes('school-lunch-programs'), 'an unrelated dataset stays out');
   const top = hybrid.results.find((r) => r.name === 'motor-vehicle-collisions')!;
   t.false(top.match!.keyword);
-  t.true(top.match!.semantic.some((m) => m.index === 'packages' && m.score >= 0.3), JSON.stringify(top.match));
+  t.true(
+    top.match!.semantic.some((m) => m.index === 'packages' && m.score >= 0.3),
+    JSON.stringify(top.match),
+  );
   const keyword = await search('q=car+crashes&semantic=false');
   t.is(keyword.meta?.semantic, 'off');
   t.is(keyword.count, 0);
@@ -83,7 +136,10 @@ test('private, soft-deleted-organization and draft datasets stay out of semantic
   const asMember = names((await search('q=car+crashes&private=true&limit=100', member)).results);
   t.true(asMember.includes('fatal-crash-investigations'));
   t.false(asMember.includes('closed-traffic-counts'));
-  t.false(names((await search('q=car+crashes&limit=100', member)).results).includes('fatal-crash-investigations'), 'without private=true: public only');
+  t.false(
+    names((await search('q=car+crashes&limit=100', member)).results).includes('fatal-crash-investigations'),
+    'without private=true: public only',
+  );
   const asAdmin = names((await search('q=car+crashes&private=true&limit=100', sysadmin)).results);
   t.true(asAdmin.includes('fatal-crash-investigations'));
   t.true(asAdmin.includes('closed-traffic-counts'));
@@ -94,11 +150,20 @@ test('filters apply inside the semantic retriever: count, pages and facets agree
   const roads = await search('q=car+crashes&organization=roads&include_facets=true');
   t.deepEqual(names(roads.results), ['highway-accident-reports']);
   t.is(roads.count, 1);
-  t.deepEqual(roads.facets!.organization!.map((f) => [f.name, f.count]), [['roads', 1]]);
+  t.deepEqual(
+    roads.facets!.organization!.map((f) => [f.name, f.count]),
+    [['roads', 1]],
+  );
   const all = await search('q=car+crashes&include_facets=true&limit=100');
   t.is(all.count, all.results.length);
-  t.is(all.facets!.organization!.reduce((n, f) => n + f.count, 0), all.count);
-  const pages = [...names((await search('q=car+crashes&limit=1&offset=0')).results), ...names((await search('q=car+crashes&limit=1&offset=1')).results)];
+  t.is(
+    all.facets!.organization!.reduce((n, f) => n + f.count, 0),
+    all.count,
+  );
+  const pages = [
+    ...names((await search('q=car+crashes&limit=1&offset=0')).results),
+    ...names((await search('q=car+crashes&limit=1&offset=1')).results),
+  ];
   t.deepEqual(pages, names(all.results).slice(0, 2));
   t.deepEqual(names((await search('q=car+crashes&tags=roads')).results), ['highway-accident-reports']);
   t.deepEqual(names((await search('q=car+crashes&tags=nutrition')).results), []);
@@ -111,5 +176,8 @@ test('an exact title still comes first, found by both retrievers, with a highlig
   t.true(results[0]!.match!.semantic.length > 0);
   const dissolved = (await search('q=dissolved+oxygen')).results.find((r) => r.name === 'river-water-quality')!;
   const { text, highlights } = dissolved.match!.snippet!;
-  t.deepEqual(highlights.map(([s, e]) => text.slice(s, e).toLowerCase()), ['dissolved', 'oxygen']);
+  t.deepEqual(
+    highlights.map(([s, e]) => text.slice(s, e).toLowerCase()),
+    ['dissolved', 'oxygen'],
+  );
 });

@@ -20,9 +20,16 @@ interface IndexStats {
   vectors: number | null;
   drift: number | null;
 }
-type Stats = { model: { name: string | null; available: boolean }; vectorIndex: { kind: string; available: boolean }; indexes: Record<'packages' | 'resources' | 'contents', IndexStats> };
+type Stats = {
+  model: { name: string | null; available: boolean };
+  vectorIndex: { kind: string; available: boolean };
+  indexes: Record<'packages' | 'resources' | 'contents', IndexStats>;
+};
 
-const CSV = ['station,reading,remark', ...Array.from({ length: 40 }, (_, i) => `Quillfeather ${i},${i * 1.5},glacier meltwater sample ${i}`)].join('\n') + '\n';
+const CSV =
+  ['station,reading,remark', ...Array.from({ length: 40 }, (_, i) => `Quillfeather ${i},${i * 1.5},glacier meltwater sample ${i}`)].join(
+    '\n',
+  ) + '\n';
 
 test.before(async () => {
   app = await startTestApp(semanticEnv());
@@ -32,26 +39,50 @@ test.before(async () => {
 test.after.always(async () => app?.stop());
 
 const stats = async () => (await app.api.get(`${API}/admin/search/stats`, admin)).body as Stats;
-const found = async (q: string) => ((await app.api.get(`${API}/packages?q=${encodeURIComponent(q)}&limit=50`, admin)).body.results as Array<{ name: string; match?: { keyword: boolean; semantic: Array<{ index: string; resourceId?: string }> } }>);
+const found = async (q: string) =>
+  (await app.api.get(`${API}/packages?q=${encodeURIComponent(q)}&limit=50`, admin)).body.results as Array<{
+    name: string;
+    match?: { keyword: boolean; semantic: Array<{ index: string; resourceId?: string }> };
+  }>;
 
 const waitForPipeline = (resourceId: string) => settledPipeline(app.api, resourceId, admin, { succeeded: true });
 
 test.serial('publish, update, delete, restore and purge keep points and vectors in line with the row', async (t) => {
-  const created = await app.api.post(`${API}/packages`, { name: 'bee-colonies', title: 'Honey Bee Colony Losses', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Annual losses of managed hives.' }, admin);
+  const created = await app.api.post(
+    `${API}/packages`,
+    {
+      name: 'bee-colonies',
+      title: 'Honey Bee Colony Losses',
+      ownerOrg: 'sync-org',
+      licenseId: 'cc-by-4.0',
+      notes: 'Annual losses of managed hives.',
+    },
+    admin,
+  );
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
-  t.true((await found('pollinator decline')).some((r) => r.name === 'bee-colonies'), 'found by meaning at once');
+  t.true(
+    (await found('pollinator decline')).some((r) => r.name === 'bee-colonies'),
+    'found by meaning at once',
+  );
   let doc = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
   t.is(doc.status, 200, doc.text);
   t.regex(doc.body.text, /Honey Bee Colony Losses/);
   t.like(doc.body, { datasetId: id, embedding: { dimensions: 384 } });
   t.like(doc.body.indexed?.payload, { datasetId: id, private: false });
 
-  const updated = await app.api.put(`${API}/packages/bee-colonies`, { name: 'bee-colonies', title: 'Wild Salmon Runs', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Counts of returning fish.' }, admin);
+  const updated = await app.api.put(
+    `${API}/packages/bee-colonies`,
+    { name: 'bee-colonies', title: 'Wild Salmon Runs', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', notes: 'Counts of returning fish.' },
+    admin,
+  );
   t.is(updated.status, 200, updated.text);
   doc = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
   t.regex(doc.body.text, /Wild Salmon Runs/);
-  t.false((await found('pollinator decline')).some((r) => r.name === 'bee-colonies'), 'the old meaning is gone');
+  t.false(
+    (await found('pollinator decline')).some((r) => r.name === 'bee-colonies'),
+    'the old meaning is gone',
+  );
   t.true((await found('fish migration')).some((r) => r.name === 'bee-colonies'));
 
   t.is((await app.api.delete(`${API}/packages/bee-colonies`, admin)).status, 204);
@@ -69,13 +100,24 @@ test.serial('publish, update, delete, restore and purge keep points and vectors 
 });
 
 test.serial('a resource is found through its columns and its file text, by keywords and by meaning', async (t) => {
-  const created = await app.api.post(`${API}/packages`, {
-    name: 'field-notebook', title: 'Field Notebook', ownerOrg: 'sync-org', licenseId: 'cc-by-4.0',
-    resources: [{ urlType: 'upload', name: 'readings.csv', format: 'CSV' }],
-  }, admin);
+  const created = await app.api.post(
+    `${API}/packages`,
+    {
+      name: 'field-notebook',
+      title: 'Field Notebook',
+      ownerOrg: 'sync-org',
+      licenseId: 'cc-by-4.0',
+      resources: [{ urlType: 'upload', name: 'readings.csv', format: 'CSV' }],
+    },
+    admin,
+  );
   t.is(created.status, 201, created.text);
   const resourceId = created.body.resources[0].id as string;
-  const upload = await fetch(`${app.url}${API}/resources/${resourceId}/upload`, { method: 'POST', headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/csv' }, body: CSV });
+  const upload = await fetch(`${app.url}${API}/resources/${resourceId}/upload`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/csv' },
+    body: CSV,
+  });
   t.is(upload.status, 200, await upload.text());
   await waitForPipeline(resourceId);
 
@@ -84,7 +126,10 @@ test.serial('a resource is found through its columns and its file text, by keywo
   t.true(byWordInFile!.match!.keyword);
   const byMeaning = (await found('melting ice water measurements')).find((r) => r.name === 'field-notebook');
   t.truthy(byMeaning, 'the meaning of the file text finds it too');
-  t.true(byMeaning!.match!.semantic.some((m) => m.index === 'contents' && m.resourceId === resourceId), JSON.stringify(byMeaning!.match));
+  t.true(
+    byMeaning!.match!.semantic.some((m) => m.index === 'contents' && m.resourceId === resourceId),
+    JSON.stringify(byMeaning!.match),
+  );
 
   const resourceDoc = await app.api.get(`${API}/admin/search/doc/resources/${resourceId}`, admin);
   t.is(resourceDoc.status, 200, resourceDoc.text);
@@ -92,7 +137,9 @@ test.serial('a resource is found through its columns and its file text, by keywo
   const contents = await app.api.get(`${API}/admin/search/browse/contents?q=quillfeather&limit=5`, admin);
   t.is(contents.status, 200, contents.text);
   t.true(contents.body.count >= 1);
-  t.true(contents.body.results.every((p: { resourceId: string; text: string }) => p.resourceId === resourceId && /quillfeather/i.test(p.text)));
+  t.true(
+    contents.body.results.every((p: { resourceId: string; text: string }) => p.resourceId === resourceId && /quillfeather/i.test(p.text)),
+  );
 });
 
 test.serial('stats agree with the database; reindex-metadata rebuilds a vector index that lost points', async (t) => {

@@ -27,7 +27,11 @@ const names = (res: { body: { results: Array<{ name: string }> } }) => res.body.
 
 test('tags are those of the active datasets the caller may see: never drafts, deleted, or others’ private ones', async (t) => {
   t.deepEqual(names(await app.api.get('/api/v1/tags')), ['climate', 'shared']);
-  t.deepEqual(names(await app.api.get('/api/v1/tags', { token: outsider.token })), ['climate', 'shared'], 'not even the outsider’s own draft');
+  t.deepEqual(
+    names(await app.api.get('/api/v1/tags', { token: outsider.token })),
+    ['climate', 'shared'],
+    'not even the outsider’s own draft',
+  );
   t.deepEqual(names(await app.api.get('/api/v1/tags', { token: member.token })), ['climate', 'secret-plan', 'shared']);
   t.deepEqual(names(await app.api.get('/api/v1/tags', { token: app.adminToken })), ['climate', 'secret-plan', 'shared']);
   t.is((await app.api.get('/api/v1/tags')).body.count, 2);

@@ -10,8 +10,7 @@ test.before(async () => {
 test.after.always(async () => app?.stop());
 
 const DAY = 86400_000;
-const sql = (query: string, params: unknown[] = []) =>
-  app.almanac.services.orm.em.fork().getConnection().execute(query, params);
+const sql = (query: string, params: unknown[] = []) => app.almanac.services.orm.em.fork().getConnection().execute(query, params);
 
 const createToken = (auth: { token?: string; cookie?: string }, body: unknown = { name: 'ci' }) =>
   app.api.post('/api/v1/api-tokens', body, auth);
@@ -55,16 +54,27 @@ test('create: an expiry outside 1–365 whole days, or a missing name, is 422 na
   for (const expiresInDays of [0, 366, 1.5, -1, '30', null]) {
     const res = await createToken({ token: user.token }, { name: 'bad', expiresInDays });
     isProblem(t, res, 422, 'validation_failed');
-    t.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['expiresInDays'], `expiresInDays ${expiresInDays}`);
+    t.deepEqual(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['expiresInDays'],
+      `expiresInDays ${expiresInDays}`,
+    );
   }
   for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }]) {
     const res = await createToken({ token: user.token }, body);
     isProblem(t, res, 422, 'validation_failed');
-    t.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['name'], JSON.stringify(body));
+    t.deepEqual(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['name'],
+      JSON.stringify(body),
+    );
   }
   const extra = await createToken({ token: user.token }, { name: 'x', scope: 'all' });
   isProblem(t, extra, 422, 'validation_failed');
-  t.deepEqual(extra.body.errors.map((e: { path: string }) => e.path), ['scope']);
+  t.deepEqual(
+    extra.body.errors.map((e: { path: string }) => e.path),
+    ['scope'],
+  );
 
   // None of the refused requests made a token.
   const list = await app.api.get('/api/v1/api-tokens', { token: user.token });

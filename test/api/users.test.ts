@@ -81,7 +81,10 @@ test('GET /users/me/organizations lists the caller’s organizations with their 
 
   const paged = await app.api.get('/api/v1/users/me/organizations?limit=1&offset=1', { cookie: user.cookie });
   t.like(paged.body, { count: 2, offset: 1, limit: 1 });
-  t.deepEqual(paged.body.results.map((o: { name: string }) => o.name), ['orgs-beta']);
+  t.deepEqual(
+    paged.body.results.map((o: { name: string }) => o.name),
+    ['orgs-beta'],
+  );
 
   const none = await app.api.get('/api/v1/users/me/organizations', { token: stranger.token });
   t.deepEqual(none.body, { count: 0, offset: 0, limit: 20, results: [] });
@@ -89,7 +92,10 @@ test('GET /users/me/organizations lists the caller’s organizations with their 
   // A deleted organization is not listed.
   t.is((await app.api.delete('/api/v1/organizations/orgs-beta', admin)).status, 204);
   const after = await app.api.get('/api/v1/users/me/organizations', { token: user.token });
-  t.deepEqual(after.body.results.map((o: { name: string }) => o.name), ['orgs-alpha']);
+  t.deepEqual(
+    after.body.results.map((o: { name: string }) => o.name),
+    ['orgs-alpha'],
+  );
   t.is(after.body.count, 1);
 });
 

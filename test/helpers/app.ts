@@ -70,6 +70,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     EMBEDDINGS_PROVIDER: 'none',
     // Every response of the suite is checked against the route's OpenAPI schema (a mismatch is a 500).
     ALMANAC_SELF_CHECK: 'true',
+    ALMANAC_SELF_CHECK_REPORT: process.env.ALMANAC_SELF_CHECK_REPORT ?? '',
     // The suite's one bundle of the workflows (test/run.ts), so no test worker runs webpack.
     ALMANAC_WORKFLOW_BUNDLE: process.env.ALMANAC_WORKFLOW_BUNDLE ?? '',
     ...env,
@@ -96,8 +97,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await almanac.stop();
       await fs.rm(dataDir, { recursive: true, force: true });
       // A response that strayed from its schema fails the file, even where the test did not look at it.
-      const failures = logs.filter((l) => /"type":"(ResponseMismatch|PolicyNotConsulted)"/.test(l)).map((l) => JSON.parse(l).err.message as string);
-      if (failures.length) throw new Error(`self-checks failed (response schemas, authorization audit):\n${[...new Set(failures)].join('\n')}`);
+      const failures = logs
+        .filter((l) => /"type":"(ResponseMismatch|PolicyNotConsulted)"/.test(l))
+        .map((l) => JSON.parse(l).err.message as string);
+      if (failures.length)
+        throw new Error(`self-checks failed (response schemas, authorization audit):\n${[...new Set(failures)].join('\n')}`);
     },
   };
 }

@@ -71,7 +71,12 @@ export async function startAppOn(engines: Engines, env: Record<string, string>, 
     ALMANAC_ADMIN_PASSWORD: 'bench-password-1',
     ALMANAC_ADMIN_EMAIL: 'bench@example.org',
     ...(engines.minio
-      ? { S3_ENDPOINT: engines.minio.endpoint, S3_ACCESS_KEY: engines.minio.accessKey, S3_SECRET_KEY: engines.minio.secretKey, S3_BUCKET: 'bench' }
+      ? {
+          S3_ENDPOINT: engines.minio.endpoint,
+          S3_ACCESS_KEY: engines.minio.accessKey,
+          S3_SECRET_KEY: engines.minio.secretKey,
+          S3_BUCKET: 'bench',
+        }
       : {}),
     ...env,
   });

@@ -6,7 +6,13 @@ export function captureLog() {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
-      lines.push(...chunk.toString().split('\n').filter(Boolean).map((l: string) => JSON.parse(l).msg as string));
+      lines.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((l: string) => JSON.parse(l).msg as string),
+      );
       done();
     },
   });

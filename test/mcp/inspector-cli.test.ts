@@ -40,7 +40,15 @@ function inspector(args: string[], token?: string): Promise<InspectorRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   // With a proxy variable set the CLI loads undici 8, which does not load on Node 20; the app is on loopback.
   for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name];
-  const argv = [INSPECTOR, '--cli', `${app.url}/api/mcp`, '--transport', 'http', ...(token ? ['--header', `Authorization: Bearer ${token}`] : []), ...args];
+  const argv = [
+    INSPECTOR,
+    '--cli',
+    `${app.url}/api/mcp`,
+    '--transport',
+    'http',
+    ...(token ? ['--header', `Authorization: Bearer ${token}`] : []),
+    ...args,
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -55,13 +63,21 @@ function inspector(args: string[], token?: string): Promise<InspectorRun> {
   });
 }
 
-const call = (tool: string, toolArgs: string[], token?: string) => inspector(['--method', 'tools/call', '--tool-name', tool, '--tool-arg', ...toolArgs], token);
+const call = (tool: string, toolArgs: string[], token?: string) =>
+  inspector(['--method', 'tools/call', '--tool-name', tool, '--tool-arg', ...toolArgs], token);
 
 test.serial('tools/list names the eight read-only tools', async (t) => {
   const { code, result, stderr } = await inspector(['--method', 'tools/list']);
   t.is(code, 0, stderr);
   t.deepEqual(result.tools.map((tool: { name: string }) => tool.name).sort(), [
-    'get_dataset', 'get_resource', 'get_resource_schema', 'list_groups', 'list_organizations', 'list_tags', 'query_resource', 'search_datasets',
+    'get_dataset',
+    'get_resource',
+    'get_resource_schema',
+    'list_groups',
+    'list_organizations',
+    'list_tags',
+    'query_resource',
+    'search_datasets',
   ]);
   for (const tool of result.tools) t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
 });
@@ -77,7 +93,10 @@ test.serial('tools/call: search finds the dataset, the schema names its table, t
 
   const query = await call('query_resource', [`id=${fx.csvId}`, 'sql=SELECT city, note FROM data ORDER BY city']);
   t.is(query.code, 0, query.stderr);
-  t.regex(query.result.content[0].text, /^\| city \| note \|\n\| --- \| --- \|\n\| Cairo \| hot \|\n\| Lisbon \| sunny<br>mostly \|\n\| Oslo \| cold\\\|dark \|\n\n3 rows, /);
+  t.regex(
+    query.result.content[0].text,
+    /^\| city \| note \|\n\| --- \| --- \|\n\| Cairo \| hot \|\n\| Lisbon \| sunny<br>mostly \|\n\| Oslo \| cold\\\|dark \|\n\n3 rows, /,
+  );
 });
 
 test.serial('a tool error exits 5 and prints the result with isError and the reason', async (t) => {
@@ -101,17 +120,20 @@ test.serial('a wrong Bearer token is refused before any tool is listed', async (
   t.falsy(result?.tools);
 });
 
-test.serial("--header carries the caller: the member sees the private dataset, anonymous and the other organization's member do not", async (t) => {
-  const view = async (token?: string) => {
-    const search = await call('search_datasets', ['q=temperature logs', 'limit=50'], token);
-    const detail = await call('get_dataset', [`nameOrId=${fx.privateName}`], token);
-    t.is(search.code, 0, search.stderr);
-    return {
-      searched: search.result.structuredContent.results.some((d: { name: string }) => d.name === fx.privateName),
-      detail: detail.code === 0 && detail.result.structuredContent.name === fx.privateName,
+test.serial(
+  "--header carries the caller: the member sees the private dataset, anonymous and the other organization's member do not",
+  async (t) => {
+    const view = async (token?: string) => {
+      const search = await call('search_datasets', ['q=temperature logs', 'limit=50'], token);
+      const detail = await call('get_dataset', [`nameOrId=${fx.privateName}`], token);
+      t.is(search.code, 0, search.stderr);
+      return {
+        searched: search.result.structuredContent.results.some((d: { name: string }) => d.name === fx.privateName),
+        detail: detail.code === 0 && detail.result.structuredContent.name === fx.privateName,
+      };
     };
-  };
-  t.deepEqual(await view(), { searched: false, detail: false });
-  t.deepEqual(await view(fx.outsiderToken), { searched: false, detail: false });
-  t.deepEqual(await view(fx.memberToken), { searched: true, detail: true });
-});
+    t.deepEqual(await view(), { searched: false, detail: false });
+    t.deepEqual(await view(fx.outsiderToken), { searched: false, detail: false });
+    t.deepEqual(await view(fx.memberToken), { searched: true, detail: true });
+  },
+);

@@ -40,10 +40,18 @@ test.after.always(async () => app?.stop());
 function pythonSession(calls: Array<[string, Record<string, unknown>]>, token?: string): Promise<PythonSession> {
   const args = [SCRIPT, `${app.url}/api/mcp`, ...(token ? ['--token', token] : [])];
   return new Promise((resolve, reject) => {
-    const child = execFile(process.env.TEST_PYTHON ?? 'python3', args, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`python client failed (run the suite with npm test, which provides Python with mcp): ${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as PythonSession);
-    });
+    const child = execFile(
+      process.env.TEST_PYTHON ?? 'python3',
+      args,
+      { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err)
+          reject(
+            new Error(`python client failed (run the suite with npm test, which provides Python with mcp): ${err.message}\n${stderr}`),
+          );
+        else resolve(JSON.parse(stdout) as PythonSession);
+      },
+    );
     child.stdin!.end(JSON.stringify({ calls: calls.map(([tool, args]) => ({ tool, arguments: args })) }));
   });
 }
@@ -55,7 +63,14 @@ test.serial('initialize negotiates with the almanac server; tools/list names the
   t.is(session.protocolVersion, '2025-11-25');
   t.regex(session.instructions ?? '', /search_datasets/);
   t.deepEqual(session.tools.map((tool) => tool.name).sort(), [
-    'get_dataset', 'get_resource', 'get_resource_schema', 'list_groups', 'list_organizations', 'list_tags', 'query_resource', 'search_datasets',
+    'get_dataset',
+    'get_resource',
+    'get_resource_schema',
+    'list_groups',
+    'list_organizations',
+    'list_tags',
+    'query_resource',
+    'search_datasets',
   ]);
   for (const tool of session.tools) {
     t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
@@ -82,19 +97,42 @@ test.serial('every tool answers: search, dataset, resource, schema, query as a M
   for (const call of calls) t.false(call.isError ?? true, `${call.tool}: ${call.text ?? call.exception}`);
   const [search, dataset, csv, link, schema, exampleQuery, query, orgs1, orgs2, groups, tags] = calls.map((c) => c.structuredContent);
   t.is(search.results[0]?.name, fx.publicName);
-  t.deepEqual(dataset.resources.map((r: { id: string }) => r.id), [fx.csvId, fx.linkId]);
+  t.deepEqual(
+    dataset.resources.map((r: { id: string }) => r.id),
+    [fx.csvId, fx.linkId],
+  );
   t.is(csv.downloadUrl, `${app.url}/api/v1/resources/${fx.csvId}/download`);
   t.is(link.downloadUrl, 'https://example.org/stations.json');
   t.is(schema.table, 'data');
   t.is(schema.exampleQuery, example);
   t.is(exampleQuery.rowCount, 3);
   // The pipe in a value is escaped and the line break inside a quoted CSV field becomes <br>.
-  t.is(calls[6]!.text, ['| city | note |', '| --- | --- |', '| Cairo | hot |', '| Lisbon | sunny<br>mostly |', '| Oslo | cold\\|dark |', '', `3 rows, ${query.elapsedMs} ms`].join('\n'));
+  t.is(
+    calls[6]!.text,
+    [
+      '| city | note |',
+      '| --- | --- |',
+      '| Cairo | hot |',
+      '| Lisbon | sunny<br>mostly |',
+      '| Oslo | cold\\|dark |',
+      '',
+      `3 rows, ${query.elapsedMs} ms`,
+    ].join('\n'),
+  );
   t.like(query, { rowCount: 3, truncated: false });
   t.is(orgs1.count, 2);
-  t.deepEqual([...orgs1.results, ...orgs2.results].map((o: { name: string }) => o.name), ['climate-office', 'other-office']);
-  t.deepEqual(groups.results.map((g: { name: string }) => g.name), ['weather']);
-  t.deepEqual(tags.results.map((tag: { name: string }) => tag.name), ['temperature']);
+  t.deepEqual(
+    [...orgs1.results, ...orgs2.results].map((o: { name: string }) => o.name),
+    ['climate-office', 'other-office'],
+  );
+  t.deepEqual(
+    groups.results.map((g: { name: string }) => g.name),
+    ['weather'],
+  );
+  t.deepEqual(
+    tags.results.map((tag: { name: string }) => tag.name),
+    ['temperature'],
+  );
 });
 
 test.serial('bad input and refusals are tool errors the agent can read, and the session goes on', async (t) => {
@@ -105,7 +143,10 @@ test.serial('bad input and refusals are tool errors the agent can read, and the 
     ['get_resource_schema', { id: fx.linkId }, /not_queryable/],
     ['query_resource', { id: fx.linkId, sql: 'SELECT 1' }, /not_queryable/],
   ];
-  const { calls } = await pythonSession([...cases.map(([tool, args]) => [tool, args] as [string, Record<string, unknown>]), ['list_tags', {}]]);
+  const { calls } = await pythonSession([
+    ...cases.map(([tool, args]) => [tool, args] as [string, Record<string, unknown>]),
+    ['list_tags', {}],
+  ]);
   cases.forEach(([tool, args, reason], i) => {
     const call = calls[i]!;
     t.is(call.exception, undefined, `${tool} ${JSON.stringify(args)} is a tool error, not a protocol error`);
@@ -117,12 +158,15 @@ test.serial('bad input and refusals are tool errors the agent can read, and the 
 
 test.serial('private datasets: hidden from anonymous callers and other organizations, shown to members and sysadmins', async (t) => {
   const view = async (token?: string) => {
-    const { calls } = await pythonSession([
-      ['search_datasets', { q: 'temperature logs', limit: 50 }],
-      ['get_dataset', { nameOrId: fx.privateName }],
-      // A tag only the private dataset carries exists only for those who may see it.
-      ['list_tags', { q: 'internal' }],
-    ], token);
+    const { calls } = await pythonSession(
+      [
+        ['search_datasets', { q: 'temperature logs', limit: 50 }],
+        ['get_dataset', { nameOrId: fx.privateName }],
+        // A tag only the private dataset carries exists only for those who may see it.
+        ['list_tags', { q: 'internal' }],
+      ],
+      token,
+    );
     const [search, detail, tags] = calls;
     return {
       searched: search!.structuredContent.results.some((d: { name: string }) => d.name === fx.privateName),

@@ -37,7 +37,14 @@ test.serial('initialize names the server; tools/list has the eight read-only too
   t.regex(client.getInstructions() ?? '', /search_datasets/);
   const { tools } = await client.listTools();
   t.deepEqual(tools.map((tool) => tool.name).sort(), [
-    'get_dataset', 'get_resource', 'get_resource_schema', 'list_groups', 'list_organizations', 'list_tags', 'query_resource', 'search_datasets',
+    'get_dataset',
+    'get_resource',
+    'get_resource_schema',
+    'list_groups',
+    'list_organizations',
+    'list_tags',
+    'query_resource',
+    'search_datasets',
   ]);
   for (const tool of tools) {
     t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
@@ -53,25 +60,49 @@ test.serial('initialize names the server; tools/list has the eight read-only too
 
 test.serial('the agent path: search → get_dataset → get_resource → get_resource_schema → query_resource', async (t) => {
   const client = await connect();
-  const found = structured<{ count: number; results: Array<{ name: string }> }>(await client.callTool({ name: 'search_datasets', arguments: { q: 'city temperatures' } }));
+  const found = structured<{ count: number; results: Array<{ name: string }> }>(
+    await client.callTool({ name: 'search_datasets', arguments: { q: 'city temperatures' } }),
+  );
   t.is(found.results[0]?.name, fx.publicName);
-  const dataset = structured<{ name: string; resources: Array<{ id: string }> }>(await client.callTool({ name: 'get_dataset', arguments: { nameOrId: fx.publicName } }));
-  t.deepEqual(dataset.resources.map((r) => r.id), [fx.csvId, fx.linkId]);
+  const dataset = structured<{ name: string; resources: Array<{ id: string }> }>(
+    await client.callTool({ name: 'get_dataset', arguments: { nameOrId: fx.publicName } }),
+  );
+  t.deepEqual(
+    dataset.resources.map((r) => r.id),
+    [fx.csvId, fx.linkId],
+  );
   const resource = structured<{ downloadUrl: string }>(await client.callTool({ name: 'get_resource', arguments: { id: fx.csvId } }));
   t.is(resource.downloadUrl, `${app.url}/api/v1/resources/${fx.csvId}/download`);
-  t.is(structured<{ downloadUrl: string }>(await client.callTool({ name: 'get_resource', arguments: { id: fx.linkId } })).downloadUrl, 'https://example.org/stations.json');
+  t.is(
+    structured<{ downloadUrl: string }>(await client.callTool({ name: 'get_resource', arguments: { id: fx.linkId } })).downloadUrl,
+    'https://example.org/stations.json',
+  );
   const schema = structured<{ table: string; exampleQuery: string; schema: { columns: Array<{ name: string }> } }>(
     await client.callTool({ name: 'get_resource_schema', arguments: { id: fx.csvId } }),
   );
   t.is(schema.table, 'data');
-  t.deepEqual(schema.schema.columns.map((c) => c.name), ['city', 'avg temp', 'note']);
+  t.deepEqual(
+    schema.schema.columns.map((c) => c.name),
+    ['city', 'avg temp', 'note'],
+  );
   t.is(schema.exampleQuery, 'SELECT city, "avg temp", note FROM data LIMIT 10');
   const example = await client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: schema.exampleQuery } });
   t.falsy(example.isError, text(example));
-  const answer = await client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT city, note FROM data ORDER BY city' } });
+  const answer = await client.callTool({
+    name: 'query_resource',
+    arguments: { id: fx.csvId, sql: 'SELECT city, note FROM data ORDER BY city' },
+  });
   t.is(
     text(answer),
-    ['| city | note |', '| --- | --- |', '| Cairo | hot |', '| Lisbon | sunny<br>mostly |', '| Oslo | cold\\|dark |', '', '3 rows, ' + structured<{ elapsedMs: number }>(answer).elapsedMs + ' ms'].join('\n'),
+    [
+      '| city | note |',
+      '| --- | --- |',
+      '| Cairo | hot |',
+      '| Lisbon | sunny<br>mostly |',
+      '| Oslo | cold\\|dark |',
+      '',
+      '3 rows, ' + structured<{ elapsedMs: number }>(answer).elapsedMs + ' ms',
+    ].join('\n'),
   );
   t.like(structured(answer), { rowCount: 3, truncated: false });
   await client.close();
@@ -79,14 +110,34 @@ test.serial('the agent path: search → get_dataset → get_resource → get_res
 
 test.serial('lists page through organizations, categories and tags', async (t) => {
   const client = await connect();
-  const page1 = structured<{ count: number; results: Array<{ name: string }> }>(await client.callTool({ name: 'list_organizations', arguments: { limit: 1 } }));
-  const page2 = structured<{ count: number; results: Array<{ name: string }> }>(await client.callTool({ name: 'list_organizations', arguments: { limit: 1, offset: 1 } }));
+  const page1 = structured<{ count: number; results: Array<{ name: string }> }>(
+    await client.callTool({ name: 'list_organizations', arguments: { limit: 1 } }),
+  );
+  const page2 = structured<{ count: number; results: Array<{ name: string }> }>(
+    await client.callTool({ name: 'list_organizations', arguments: { limit: 1, offset: 1 } }),
+  );
   t.is(page1.count, 2);
-  t.deepEqual([...page1.results, ...page2.results].map((o) => o.name), ['climate-office', 'other-office']);
-  t.deepEqual(structured<{ results: Array<{ name: string }> }>(await client.callTool({ name: 'list_organizations', arguments: { q: 'clim' } })).results.map((o) => o.name), ['climate-office']);
-  t.deepEqual(structured<{ results: Array<{ name: string }> }>(await client.callTool({ name: 'list_groups', arguments: {} })).results.map((o) => o.name), ['weather']);
+  t.deepEqual(
+    [...page1.results, ...page2.results].map((o) => o.name),
+    ['climate-office', 'other-office'],
+  );
+  t.deepEqual(
+    structured<{ results: Array<{ name: string }> }>(
+      await client.callTool({ name: 'list_organizations', arguments: { q: 'clim' } }),
+    ).results.map((o) => o.name),
+    ['climate-office'],
+  );
+  t.deepEqual(
+    structured<{ results: Array<{ name: string }> }>(await client.callTool({ name: 'list_groups', arguments: {} })).results.map(
+      (o) => o.name,
+    ),
+    ['weather'],
+  );
   const tags = structured<{ results: Array<{ name: string }> }>(await client.callTool({ name: 'list_tags', arguments: { q: 'temp' } }));
-  t.deepEqual(tags.results.map((tag) => tag.name), ['temperature']);
+  t.deepEqual(
+    tags.results.map((tag) => tag.name),
+    ['temperature'],
+  );
   await client.close();
 });
 
@@ -116,7 +167,11 @@ test.serial('bad input and refusals are tool errors the agent can read, and the 
 
 test.serial('a query past 15 s is a timeout error; a second concurrent query of the same caller is busy', async (t) => {
   const client = await connect(fx.memberToken);
-  const slow = client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT count(*) FROM range(1000000000000)' } }, undefined, { timeout: 60_000 });
+  const slow = client.callTool(
+    { name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT count(*) FROM range(1000000000000)' } },
+    undefined,
+    { timeout: 60_000 },
+  );
   await until('the slow query holds its caller lock', () => queryRunning(app));
   const busy = await client.callTool({ name: 'query_resource', arguments: { id: fx.csvId, sql: 'SELECT 1' } });
   t.true(busy.isError);
@@ -130,7 +185,9 @@ test.serial('a query past 15 s is a timeout error; a second concurrent query of 
 test.serial('private datasets: hidden from anonymous callers and other organizations, shown to members and sysadmins', async (t) => {
   const view = async (token?: string) => {
     const client = await connect(token);
-    const found = structured<{ results: Array<{ name: string }> }>(await client.callTool({ name: 'search_datasets', arguments: { q: 'temperature logs', limit: 50 } }));
+    const found = structured<{ results: Array<{ name: string }> }>(
+      await client.callTool({ name: 'search_datasets', arguments: { q: 'temperature logs', limit: 50 } }),
+    );
     const detail = await client.callTool({ name: 'get_dataset', arguments: { nameOrId: fx.privateName } });
     // A tag only the private dataset carries exists only for those who may see it.
     const tags = structured<{ count: number }>(await client.callTool({ name: 'list_tags', arguments: { q: 'internal' } }));

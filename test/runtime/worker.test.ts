@@ -23,7 +23,10 @@ test('`almanac worker` alone runs the jobs the API starts, and stops cleanly on 
 
   // No worker polls this queue yet: the purge's first workflow task waits, scheduled and never started.
   const purgeRun = app.almanac.services.jobs.client.workflow.getHandle(purgeOrgWorkflowId(org.body.id));
-  await until('the purge waiting for a worker', async () => (await purgeRun.describe()).raw.pendingWorkflowTask?.state === 1 /* SCHEDULED */);
+  await until(
+    'the purge waiting for a worker',
+    async () => (await purgeRun.describe()).raw.pendingWorkflowTask?.state === 1 /* SCHEDULED */,
+  );
   t.is((await app.api.get(`/api/v1/organizations/${org.body.id}`, auth)).status, 200, 'nothing runs the job yet');
 
   const worker = spawn(BIN, ['worker'], {

@@ -73,12 +73,24 @@ test('the default local model gives 384 unit-length dimensions from its int8 ONN
 test('texts about the same thing are closer than texts about different things', async (t) => {
   const [crashes, collisions, budget] = await local.embed(['car crashes', 'traffic collision statistics', 'hospital budget']);
   t.true(dot(crashes, collisions) > dot(crashes, budget) + 0.15, `${dot(crashes, collisions)} vs ${dot(crashes, budget)}`);
-  const [air, pollution, football] = await local.embed(['air quality measurements', 'pollution levels of PM2.5 and NO2', 'football results']);
+  const [air, pollution, football] = await local.embed([
+    'air quality measurements',
+    'pollution levels of PM2.5 and NO2',
+    'football results',
+  ]);
   t.true(dot(air, pollution) > dot(air, football) + 0.15);
 });
 
 test('a list longer than one batch comes back in input order', async (t) => {
-  const topics = ['rainfall', 'school enrolment', 'bus timetables', 'crime reports', 'energy prices', 'bird counts', 'hospital waiting times'];
+  const topics = [
+    'rainfall',
+    'school enrolment',
+    'bus timetables',
+    'crime reports',
+    'energy prices',
+    'bird counts',
+    'hospital waiting times',
+  ];
   const texts = Array.from({ length: 75 }, (_, i) => `Dataset ${i}: yearly ${topics[i % topics.length]} for district ${i}`);
   const batched = await local.embed(texts);
   t.is(batched.length, texts.length);
@@ -123,7 +135,8 @@ test('a broken model file is EmbeddingsUnavailable, not a crash', async (t) => {
   t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
   const modelDir = path.join(dir, MODEL);
   await fs.mkdir(path.join(modelDir, 'onnx'), { recursive: true });
-  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) await fs.copyFile(path.join(MODEL_PATH, MODEL, f), path.join(modelDir, f));
+  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+    await fs.copyFile(path.join(MODEL_PATH, MODEL, f), path.join(modelDir, f));
   await fs.writeFile(path.join(modelDir, 'onnx/model.onnx'), 'not an onnx file');
   const provider = new LocalEmbeddingProvider({ model: MODEL, modelPath: dir, cacheDir: dir, batchSize: 32 });
   t.teardown(() => provider.close());
@@ -178,7 +191,9 @@ test('a different model name keeps its own rows and embeds again', async (t) => 
   const counts = await orm.em
     .fork()
     .getConnection()
-    .execute(`select model, count(*)::int as n, min(dimensions) as dims from embeddings where model like 'test/model-%' group by model order by model`);
+    .execute(
+      `select model, count(*)::int as n, min(dimensions) as dims from embeddings where model like 'test/model-%' group by model order by model`,
+    );
   t.deepEqual(counts, [
     { model: 'test/model-a', n: 2, dims: 384 },
     { model: 'test/model-b', n: 2, dims: 384 },
@@ -247,7 +262,11 @@ test('the OpenAI-compatible client batches, sends the key, and returns unit vect
   const texts = ['car crashes', 'traffic collision statistics', 'hospital budget', 'school meals', 'bridge inspections'];
   const remote = await openai.embed(texts);
   // The server embedded each request's batch; the same batches here give the same numbers.
-  const direct = [...(await local.embed(texts.slice(0, 2))), ...(await local.embed(texts.slice(2, 4))), ...(await local.embed(texts.slice(4)))];
+  const direct = [
+    ...(await local.embed(texts.slice(0, 2))),
+    ...(await local.embed(texts.slice(2, 4))),
+    ...(await local.embed(texts.slice(4))),
+  ];
   t.is(remote.length, 5);
   remote.forEach((v, i) => {
     t.true(Math.abs(norm(v) - 1) < 1e-5);
@@ -257,7 +276,9 @@ test('the OpenAI-compatible client batches, sends the key, and returns unit vect
     server.requests.map((r) => r.body.input.length),
     [2, 2, 1],
   );
-  t.true(server.requests.every((r) => r.path === '/v1/embeddings' && r.authorization === 'Bearer sk-test-123' && r.body.model === 'all-minilm'));
+  t.true(
+    server.requests.every((r) => r.path === '/v1/embeddings' && r.authorization === 'Bearer sk-test-123' && r.body.model === 'all-minilm'),
+  );
   t.is(await openai.dimensions(), 384);
 });
 

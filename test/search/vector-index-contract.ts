@@ -45,31 +45,70 @@ export const cosine = (a: Float32Array, b: Float32Array) => {
 };
 
 export function payload(overrides: Partial<VectorPayload> = {}): VectorPayload {
-  return { datasetId: randomUUID(), orgId: 'org-a', private: false, groups: [], tags: [], formats: [], license: 'cc-by', text: 'a dataset', ...overrides };
+  return {
+    datasetId: randomUUID(),
+    orgId: 'org-a',
+    private: false,
+    groups: [],
+    tags: [],
+    formats: [],
+    license: 'cc-by',
+    text: 'a dataset',
+    ...overrides,
+  };
 }
 
-const point = (vector: Float32Array, overrides: Partial<VectorPayload> = {}, id = randomUUID()): VectorPoint => ({ id, vector, payload: payload(overrides) });
+const point = (vector: Float32Array, overrides: Partial<VectorPayload> = {}, id = randomUUID()): VectorPoint => ({
+  id,
+  vector,
+  payload: payload(overrides),
+});
 
 /** The points of the filter cases, by name; vectors are random, the names are what the cases compare. */
 const FILTER_FIXTURE: Record<string, Partial<VectorPayload>> = {
   p1: { orgId: 'org-a', private: false, datasetId: 'ds1', groups: ['g1'], tags: ['climate', 'water'], formats: ['CSV'], license: 'cc-by' },
   p2: { orgId: 'org-a', private: true, datasetId: 'ds2', groups: ['g2'], tags: ['water'], formats: ['JSON'], license: 'odbl' },
-  p3: { orgId: 'org-b', private: false, datasetId: 'ds3', groups: ['g1', 'g2'], tags: ['health'], formats: ['CSV', 'PDF'], license: 'cc-by' },
+  p3: {
+    orgId: 'org-b',
+    private: false,
+    datasetId: 'ds3',
+    groups: ['g1', 'g2'],
+    tags: ['health'],
+    formats: ['CSV', 'PDF'],
+    license: 'cc-by',
+  },
   p4: { orgId: 'org-b', private: true, datasetId: 'ds4', groups: [], tags: ['climate'], formats: ['PDF'], license: null },
   p5: { orgId: 'org-c', private: false, datasetId: 'ds5', groups: ['g3'], tags: [], formats: [], license: 'cc0' },
   p6: { orgId: 'org-c', private: true, datasetId: 'ds6', groups: ['g3'], tags: ['transport'], formats: ['CSV'], license: 'cc0' },
   p7: { orgId: null, private: false, datasetId: 'ds7', groups: [], tags: ['water'], formats: ['XLSX'], license: 'cc-by' },
-  p8: { orgId: 'org-a', private: false, datasetId: 'ds1', resourceId: 'r1', groups: ['g1'], tags: ['climate', 'water'], formats: ['CSV'], license: 'cc-by' },
+  p8: {
+    orgId: 'org-a',
+    private: false,
+    datasetId: 'ds1',
+    resourceId: 'r1',
+    groups: ['g1'],
+    tags: ['climate', 'water'],
+    formats: ['CSV'],
+    license: 'cc-by',
+  },
 };
 
 const FILTER_CASES: [string, VectorFilter, string[]][] = [
   ['anonymous ([]) sees only public points', { privateOrgIds: [] }, ['p1', 'p3', 'p5', 'p7', 'p8']],
-  ["a member sees public points and its own organization's private ones", { privateOrgIds: ['org-a'] }, ['p1', 'p2', 'p3', 'p5', 'p7', 'p8']],
+  [
+    "a member sees public points and its own organization's private ones",
+    { privateOrgIds: ['org-a'] },
+    ['p1', 'p2', 'p3', 'p5', 'p7', 'p8'],
+  ],
   ['a member of two organizations sees both', { privateOrgIds: ['org-a', 'org-b'] }, ['p1', 'p2', 'p3', 'p4', 'p5', 'p7', 'p8']],
   ["'all' sees everything", { privateOrgIds: 'all' }, ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']],
   ['orgIds: one', { privateOrgIds: 'all', orgIds: ['org-a'] }, ['p1', 'p2', 'p8']],
   ['orgIds: any of two', { privateOrgIds: 'all', orgIds: ['org-a', 'org-c'] }, ['p1', 'p2', 'p5', 'p6', 'p8']],
-  ['excludeOrgIds keeps points without an organization', { privateOrgIds: 'all', excludeOrgIds: ['org-a'] }, ['p3', 'p4', 'p5', 'p6', 'p7']],
+  [
+    'excludeOrgIds keeps points without an organization',
+    { privateOrgIds: 'all', excludeOrgIds: ['org-a'] },
+    ['p3', 'p4', 'p5', 'p6', 'p7'],
+  ],
   ['groups: one', { privateOrgIds: 'all', groups: ['g1'] }, ['p1', 'p3', 'p8']],
   ['groups: any of two', { privateOrgIds: 'all', groups: ['g2', 'g3'] }, ['p2', 'p3', 'p5', 'p6']],
   ['tags: one', { privateOrgIds: 'all', tags: ['water'] }, ['p1', 'p2', 'p7', 'p8']],
@@ -82,10 +121,18 @@ const FILTER_CASES: [string, VectorFilter, string[]][] = [
   ['datasetIds: any of two', { privateOrgIds: 'all', datasetIds: ['ds3', 'ds6'] }, ['p3', 'p6']],
   ['visibility AND tags AND formats', { privateOrgIds: [], tags: ['water'], formats: ['CSV'] }, ['p1', 'p8']],
   ['a member AND tags', { privateOrgIds: ['org-b'], tags: ['climate'] }, ['p1', 'p4', 'p8']],
-  ['groups AND licenses AND excludeOrgIds', { privateOrgIds: 'all', groups: ['g1', 'g2'], licenses: ['cc-by'], excludeOrgIds: ['org-b'] }, ['p1', 'p8']],
+  [
+    'groups AND licenses AND excludeOrgIds',
+    { privateOrgIds: 'all', groups: ['g1', 'g2'], licenses: ['cc-by'], excludeOrgIds: ['org-b'] },
+    ['p1', 'p8'],
+  ],
   ['orgIds AND datasetIds that do not overlap', { privateOrgIds: 'all', orgIds: ['org-b'], datasetIds: ['ds1'] }, []],
   ['an empty list matches nothing', { privateOrgIds: 'all', tags: [] }, []],
-  ['an empty excludeOrgIds excludes nothing', { privateOrgIds: 'all', excludeOrgIds: [] }, ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8']],
+  [
+    'an empty excludeOrgIds excludes nothing',
+    { privateOrgIds: 'all', excludeOrgIds: [] },
+    ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'],
+  ],
 ];
 
 export function vectorIndexContract(title: string, open: () => Promise<VectorIndexHarness>) {
@@ -115,7 +162,10 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     t.is(await index.get('packages', old.id), null);
     const fresh = point(unitVector([0, 1, 0]));
     await index.upsert('packages', [fresh]);
-    t.deepEqual((await index.search('packages', unitVector([0, 1, 0]), { privateOrgIds: 'all' }, 5)).map((h) => h.id), [fresh.id]);
+    t.deepEqual(
+      (await index.search('packages', unitVector([0, 1, 0]), { privateOrgIds: 'all' }, 5)).map((h) => h.id),
+      [fresh.id],
+    );
   });
 
   test(named('search returns the nearest points first, with their cosine similarity as the score'), async (t) => {
@@ -133,7 +183,9 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
       ['same', 'close', 'farther', 'orthogonal', 'opposite'],
     );
     const expected = [1, Math.SQRT1_2, 1 / Math.sqrt(3), 0, -1];
-    hits.forEach((hit, i) => t.true(Math.abs(hit.score - expected[i]) < SCORE_TOLERANCE, `${hit.payload.text}: ${hit.score} vs ${expected[i]}`));
+    hits.forEach((hit, i) =>
+      t.true(Math.abs(hit.score - expected[i]) < SCORE_TOLERANCE, `${hit.payload.text}: ${hit.score} vs ${expected[i]}`),
+    );
     t.deepEqual(hits[0], { id: same.id, score: hits[0].score, payload: same.payload });
     t.is((await index.search('packages', unitVector([1, 0, 0, 0]), { privateOrgIds: 'all' }, 2)).length, 2);
   });
@@ -146,9 +198,15 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     await index.upsert('packages', points);
     for (let q = 0; q < 5; q++) {
       const query = randomUnitVector(random, 24);
-      const expected = points.map((p) => ({ id: p.id, score: cosine(query, p.vector) })).sort((a, b) => b.score - a.score).slice(0, 15);
+      const expected = points
+        .map((p) => ({ id: p.id, score: cosine(query, p.vector) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 15);
       const hits = await index.search('packages', query, { privateOrgIds: 'all' }, 15);
-      t.deepEqual(hits.map((h) => h.id), expected.map((e) => e.id));
+      t.deepEqual(
+        hits.map((h) => h.id),
+        expected.map((e) => e.id),
+      );
       hits.forEach((hit, i) => t.true(Math.abs(hit.score - expected[i].score) < SCORE_TOLERANCE));
     }
   });
@@ -207,7 +265,11 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
       const hits = await index.search('packages', query, filter, 50);
       t.deepEqual(hits.map((h) => nameOf.get(h.id)).sort(), expected, label);
       // The ranking among the survivors is still by score.
-      t.deepEqual(hits.map((h) => h.score), [...hits.map((h) => h.score)].sort((a, b) => b - a), `${label}: order`);
+      t.deepEqual(
+        hits.map((h) => h.score),
+        [...hits.map((h) => h.score)].sort((a, b) => b - a),
+        `${label}: order`,
+      );
     }
   });
 
@@ -228,10 +290,19 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     t.deepEqual(everything.map((h) => h.id).sort(), hidden.map((p) => p.id).sort(), 'the hidden points are the nearest');
 
     const hits = await index.search('packages', query, { privateOrgIds: [] }, 10);
-    const expected = visible.map((p) => ({ id: p.id, score: cosine(query, p.vector) })).sort((a, b) => b.score - a.score).slice(0, 10);
-    t.deepEqual(hits.map((h) => h.id), expected.map((e) => e.id));
+    const expected = visible
+      .map((p) => ({ id: p.id, score: cosine(query, p.vector) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10);
+    t.deepEqual(
+      hits.map((h) => h.id),
+      expected.map((e) => e.id),
+    );
     const member = await index.search('packages', query, { privateOrgIds: ['org-open'] }, 10);
-    t.deepEqual(member.map((h) => h.id), expected.map((e) => e.id));
+    t.deepEqual(
+      member.map((h) => h.id),
+      expected.map((e) => e.id),
+    );
   });
 
   test(named('deleteIds removes those points only, and unknown ids are ignored'), async (t) => {
@@ -243,14 +314,17 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     t.is(await index.get('packages', a.id), null);
     t.is(await index.get('packages', c.id), null);
     t.truthy(await index.get('packages', b.id));
-    t.deepEqual((await index.search('packages', unitVector([1, 0, 1, 0]), { privateOrgIds: 'all' }, 10)).map((h) => h.id), [b.id]);
+    t.deepEqual(
+      (await index.search('packages', unitVector([1, 0, 1, 0]), { privateOrgIds: 'all' }, 10)).map((h) => h.id),
+      [b.id],
+    );
     t.like(await index.stats('packages'), { points: 1 });
     // A deleted id can come back.
     await index.upsert('packages', [a]);
     t.like(await index.stats('packages'), { points: 2 });
   });
 
-  test(named("deleteByDataset removes every point of that dataset and nothing else"), async (t) => {
+  test(named('deleteByDataset removes every point of that dataset and nothing else'), async (t) => {
     const index = await setup(t);
     await index.ensure('resources', 4);
     const keep = randomUUID();
@@ -264,7 +338,10 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     await index.deleteByDataset('resources', drop);
     await index.deleteByDataset('resources', randomUUID());
     const hits = await index.search('resources', unitVector([1, 1, 1, 1]), { privateOrgIds: 'all' }, 10);
-    t.deepEqual(hits.map((h) => h.payload.datasetId), [keep]);
+    t.deepEqual(
+      hits.map((h) => h.payload.datasetId),
+      [keep],
+    );
     t.like(await index.stats('resources'), { points: 1 });
   });
 
@@ -273,19 +350,33 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     await index.ensure('contents', 4);
     const datasetId = randomUUID();
     const [r1, r2] = [randomUUID(), randomUUID()];
-    const chunks = [0, 1, 2].map((chunk) => point(unitVector([1, chunk, 0, 0]), { datasetId, resourceId: r1, chunk, text: `r1 chunk ${chunk}` }));
+    const chunks = [0, 1, 2].map((chunk) =>
+      point(unitVector([1, chunk, 0, 0]), { datasetId, resourceId: r1, chunk, text: `r1 chunk ${chunk}` }),
+    );
     const other = point(unitVector([0, 0, 1, 0]), { datasetId, resourceId: r2, chunk: 0, text: 'r2 chunk 0' });
     await index.upsert('contents', [...chunks, other]);
     await index.deleteByResource('contents', r1);
     const hits = await index.search('contents', unitVector([1, 1, 1, 1]), { privateOrgIds: 'all' }, 10);
-    t.deepEqual(hits.map((h) => h.id), [other.id]);
+    t.deepEqual(
+      hits.map((h) => h.id),
+      [other.id],
+    );
     t.deepEqual(hits[0].payload, other.payload);
   });
 
   test(named('get returns the stored payload, optional fields included, and null for an unknown id'), async (t) => {
     const index = await setup(t);
     await index.ensure('contents', 4);
-    const chunk = point(unitVector([1, 0, 0, 0]), { resourceId: randomUUID(), chunk: 3, orgId: null, license: null, groups: ['g'], tags: ['t1', 't2'], formats: ['CSV'], text: 'Station,Rainfall' });
+    const chunk = point(unitVector([1, 0, 0, 0]), {
+      resourceId: randomUUID(),
+      chunk: 3,
+      orgId: null,
+      license: null,
+      groups: ['g'],
+      tags: ['t1', 't2'],
+      formats: ['CSV'],
+      text: 'Station,Rainfall',
+    });
     await index.upsert('contents', [chunk]);
     t.deepEqual(await index.get('contents', chunk.id), { id: chunk.id, payload: chunk.payload });
     t.is(await index.get('contents', randomUUID()), null);
@@ -306,7 +397,10 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     }
     t.deepEqual(seen, points.map((p) => p.id).sort());
     const again = await index.browse('packages', { offset: 20, limit: 5 });
-    t.deepEqual(again.points.map((p) => p.id), seen.slice(20, 25));
+    t.deepEqual(
+      again.points.map((p) => p.id),
+      seen.slice(20, 25),
+    );
     const byId = new Map(points.map((p) => [p.id, p.payload]));
     for (const p of again.points) t.deepEqual(p.payload, byId.get(p.id));
   });
@@ -315,13 +409,26 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     const index = await setup(t);
     const random = seededRandom(37);
     await index.ensure('resources', 4);
-    const texts = ['Monthly RAINFALL totals', 'rainfall by station', 'Annual Rainfall, 1990-2020', 'Air quality', 'Road traffic counts', 'Population by age'];
+    const texts = [
+      'Monthly RAINFALL totals',
+      'rainfall by station',
+      'Annual Rainfall, 1990-2020',
+      'Air quality',
+      'Road traffic counts',
+      'Population by age',
+    ];
     const points = texts.map((text) => point(randomUnitVector(random, 4), { text }));
     await index.upsert('resources', points);
-    const matching = points.slice(0, 3).map((p) => p.id).sort();
+    const matching = points
+      .slice(0, 3)
+      .map((p) => p.id)
+      .sort();
     const all = await index.browse('resources', { offset: 0, limit: 10, text: 'Rainfall' });
     t.is(all.total, 3);
-    t.deepEqual(all.points.map((p) => p.id), matching);
+    t.deepEqual(
+      all.points.map((p) => p.id),
+      matching,
+    );
     const second = await index.browse('resources', { offset: 2, limit: 2, text: 'rainfall' });
     t.deepEqual(second, { total: 3, points: [{ id: matching[2], payload: points.find((p) => p.id === matching[2])!.payload }] });
     t.deepEqual(await index.browse('resources', { offset: 0, limit: 10, text: 'snowfall' }), { total: 0, points: [] });
@@ -352,9 +459,6 @@ export function vectorIndexContract(title: string, open: () => Promise<VectorInd
     t.is(await index.get('packages', id), null);
     t.deepEqual(await index.get('resources', id), { id, payload: inResources.payload });
     const names: IndexName[] = ['packages', 'resources', 'contents'];
-    t.deepEqual(
-      await Promise.all(names.map(async (name) => (await index.stats(name)).points)),
-      [0, 1, 0],
-    );
+    t.deepEqual(await Promise.all(names.map(async (name) => (await index.stats(name)).points)), [0, 1, 0]);
   });
 }

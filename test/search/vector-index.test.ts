@@ -53,7 +53,14 @@ test('Qdrant filter: an anonymous caller may see public points only', (t) => {
 
 test("Qdrant filter: a member sees public points or its organizations' private ones", (t) => {
   t.deepEqual(toQdrantFilter({ privateOrgIds: ['o1', 'o2'] }), {
-    must: [{ should: [{ key: 'private', match: { value: false } }, { key: 'orgId', match: { any: ['o1', 'o2'] } }] }],
+    must: [
+      {
+        should: [
+          { key: 'private', match: { value: false } },
+          { key: 'orgId', match: { any: ['o1', 'o2'] } },
+        ],
+      },
+    ],
   });
 });
 
@@ -133,7 +140,10 @@ test('Qdrant healthy() is true when Qdrant answers and false, quickly, when noth
 
 test('Qdrant errors say what failed and never carry the API key, even when the server echoes it', async (t) => {
   const apiKey = `key-${randomUUID()}`;
-  const qdrant = await standInQdrant((request) => ({ status: 500, error: `storage failure (request had api-key ${String(request.headers['api-key'])})` }));
+  const qdrant = await standInQdrant((request) => ({
+    status: 500,
+    error: `storage failure (request had api-key ${String(request.headers['api-key'])})`,
+  }));
   t.teardown(qdrant.close);
   const index = new QdrantVectorIndex({ url: qdrant.url, apiKey });
   const err = await t.throwsAsync(index.ensure('packages', 4));
@@ -150,7 +160,8 @@ test('Qdrant errors say what failed and never carry the API key, even when the s
 
 test('Qdrant ensure on a new collection creates it with Cosine distance and indexes every filtered field', async (t) => {
   const qdrant = await standInQdrant(({ method, path }) => {
-    if (method === 'GET' && path === '/collections/almanac_contents') return { status: 404, error: 'Not found: Collection `almanac_contents` does not exist!' };
+    if (method === 'GET' && path === '/collections/almanac_contents')
+      return { status: 404, error: 'Not found: Collection `almanac_contents` does not exist!' };
     return { status: 200, result: true };
   });
   t.teardown(qdrant.close);
@@ -172,11 +183,19 @@ test('Qdrant ensure on a new collection creates it with Cosine distance and inde
       ['text', { type: 'text', tokenizer: 'word', lowercase: true }],
     ],
   );
-  t.true(indexes.every((r) => r.method === 'PUT' && r.path.startsWith('/collections/almanac_contents/index?') && r.path.includes('wait=true')));
+  t.true(
+    indexes.every((r) => r.method === 'PUT' && r.path.startsWith('/collections/almanac_contents/index?') && r.path.includes('wait=true')),
+  );
 });
 
 test('Qdrant ensure re-creates a collection whose vectors have another size', async (t) => {
-  const info = { status: 'green', optimizer_status: 'ok', segments_count: 1, payload_schema: {}, config: { params: { vectors: { size: 768, distance: 'Cosine' } } } };
+  const info = {
+    status: 'green',
+    optimizer_status: 'ok',
+    segments_count: 1,
+    payload_schema: {},
+    config: { params: { vectors: { size: 768, distance: 'Cosine' } } },
+  };
   const qdrant = await standInQdrant(({ method }) => (method === 'GET' ? { status: 200, result: info } : { status: 200, result: true }));
   t.teardown(qdrant.close);
   await new QdrantVectorIndex({ url: qdrant.url, collectionPrefix: 'x_' }).ensure('packages', 384);
@@ -196,7 +215,10 @@ test('Qdrant search sends the vector and the mapped filter to the query endpoint
   t.deepEqual(hits, [{ id, score: 0.93, payload: stored }]);
   t.like(qdrant.seen[0], { method: 'POST', path: '/collections/almanac_contents/points/query' });
   t.like(qdrant.seen[0].body as object, { limit: 7, with_payload: true, filter: toQdrantFilter({ privateOrgIds: ['o1'], tags: ['t'] }) });
-  t.deepEqual((qdrant.seen[0].body as { query: number[] }).query.map((x) => Math.round(x * 10) / 10), [0.6, 0.8]);
+  t.deepEqual(
+    (qdrant.seen[0].body as { query: number[] }).query.map((x) => Math.round(x * 10) / 10),
+    [0.6, 0.8],
+  );
   t.deepEqual(await index.search('contents', new Float32Array([1, 0]), { privateOrgIds: 'all', datasetIds: [] }, 7), []);
   t.is(qdrant.seen.length, 1, 'a filter that matches nothing asks nothing');
 });
@@ -205,12 +227,19 @@ test('embedded index reuses the slots of deleted points instead of growing', asy
   const index = new EmbeddedVectorIndex();
   const random = seededRandom(3);
   await index.ensure('packages', 16);
-  const make = (): VectorPoint => ({ id: randomUUID(), vector: randomUnitVector(random, 16), payload: payload({ datasetId: 'same-length-id' }) });
+  const make = (): VectorPoint => ({
+    id: randomUUID(),
+    vector: randomUnitVector(random, 16),
+    payload: payload({ datasetId: 'same-length-id' }),
+  });
   // 4096 points of 16 dimensions fill one storage block exactly: without reuse, the next point would start another.
   const first = Array.from({ length: 4096 }, make);
   await index.upsert('packages', first);
   const full = (await index.stats('packages')).bytes;
-  await index.deleteIds('packages', first.slice(0, 500).map((p) => p.id));
+  await index.deleteIds(
+    'packages',
+    first.slice(0, 500).map((p) => p.id),
+  );
   await index.upsert('packages', Array.from({ length: 500 }, make));
   t.like(await index.stats('packages'), { points: 4096, bytes: full });
   await index.upsert('packages', [make()]);
@@ -276,7 +305,12 @@ test('embedded index at 100,000 points of 384 dimensions: search times and memor
   t.is(anonymous.found.length, 20);
   t.true(anonymous.found.every((h) => !h.payload.private));
   t.is(hits.length, 20);
-  t.true(hits.every((h) => (!h.payload.private || ['org-1', 'org-2'].includes(h.payload.orgId!)) && h.payload.tags.some((tag) => selective.tags.includes(tag))));
+  t.true(
+    hits.every(
+      (h) =>
+        (!h.payload.private || ['org-1', 'org-2'].includes(h.payload.orgId!)) && h.payload.tags.some((tag) => selective.tags.includes(tag)),
+    ),
+  );
   t.like(stats, { points: count, dimensions });
   await index.close();
 });

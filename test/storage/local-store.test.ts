@@ -57,10 +57,13 @@ test('without STORAGE_SIGNING_SECRET the first start writes a 0600 signing.key t
   const restarted = storeIn(dir);
   await restarted.ensureReady();
   t.deepEqual(restarted.verifyPresignedPut(presentedFrom(presigned.url, 'text/csv')), { ok: true });
-  t.deepEqual(storeIn(await tempDir(t), 'another-secret-of-at-least-32-characters').verifyPresignedPut(presentedFrom(presigned.url, 'text/csv')), {
-    ok: false,
-    reason: 'bad_signature',
-  });
+  t.deepEqual(
+    storeIn(await tempDir(t), 'another-secret-of-at-least-32-characters').verifyPresignedPut(presentedFrom(presigned.url, 'text/csv')),
+    {
+      ok: false,
+      reason: 'bad_signature',
+    },
+  );
 });
 
 test('processes starting together on one data folder agree on one generated secret', async (t) => {
@@ -133,7 +136,11 @@ test('STORAGE_SIGNING_SECRET must have 32 characters, and a bad one is never ech
   t.regex(error!.message, /^invalid configuration: STORAGE_SIGNING_SECRET: /);
   t.notRegex(error!.message, /short-secret-value/);
 
-  const config = loadConfig({ ALMANAC_DATA_DIR: '/srv/almanac', PUBLIC_URL: 'https://data.example.org/', STORAGE_SIGNING_SECRET: 'x'.repeat(32) });
+  const config = loadConfig({
+    ALMANAC_DATA_DIR: '/srv/almanac',
+    PUBLIC_URL: 'https://data.example.org/',
+    STORAGE_SIGNING_SECRET: 'x'.repeat(32),
+  });
   t.like(config.storage, {
     mode: 'local',
     dir: '/srv/almanac/files',

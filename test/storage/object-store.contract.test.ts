@@ -208,9 +208,12 @@ contract('remove deletes the object, and removing what is not there is fine', as
 });
 
 contract('removePrefix removes every key that starts with the prefix and nothing else', async (t, { store }, prefix) => {
-  const keys = ['res/a/source', 'res/a/preview.parquet', 'res/a/deep/er/x', 'res/ab/source', 'res/b/source', 'other'].map((k) => prefix + k);
+  const keys = ['res/a/source', 'res/a/preview.parquet', 'res/a/deep/er/x', 'res/ab/source', 'res/b/source', 'other'].map(
+    (k) => prefix + k,
+  );
   await Promise.all(keys.map((key) => store.put(key, streamOf(Buffer.from(key)), { contentType: 'text/plain' })));
-  const present = async () => (await Promise.all(keys.map(async (key) => ((await store.stat(key)) ? key.slice(prefix.length) : null)))).filter(Boolean);
+  const present = async () =>
+    (await Promise.all(keys.map(async (key) => ((await store.stat(key)) ? key.slice(prefix.length) : null)))).filter(Boolean);
 
   await store.removePrefix(`${prefix}res/a/`);
   t.deepEqual(await present(), ['res/ab/source', 'res/b/source', 'other']);
@@ -318,7 +321,18 @@ contract('an expired presigned URL is refused and stores nothing', async (t, h, 
 });
 
 contract('keys that could leave the store or are malformed are refused by every method', async (t, { store }, prefix) => {
-  const bad = ['', '../escape', `${prefix}../../escape`, '/etc/passwd', 'a\\b', `${prefix}a//b`, `${prefix}./b`, `${prefix}trailing/`, `${prefix}.hidden`, `${prefix}nul\u0000`];
+  const bad = [
+    '',
+    '../escape',
+    `${prefix}../../escape`,
+    '/etc/passwd',
+    'a\\b',
+    `${prefix}a//b`,
+    `${prefix}./b`,
+    `${prefix}trailing/`,
+    `${prefix}.hidden`,
+    `${prefix}nul\u0000`,
+  ];
   for (const key of bad) {
     await t.throwsAsync(store.put(key, streamOf(Buffer.from('x'))), { instanceOf: InvalidObjectKeyError }, JSON.stringify(key));
     await t.throwsAsync(store.stat(key), { instanceOf: InvalidObjectKeyError }, JSON.stringify(key));

@@ -45,7 +45,7 @@ test('malformed signatures and expiries are bad signatures, never exceptions', (
 });
 
 test('one flipped signature digit is refused', (t) => {
-  const flipped = (signature[10] === 'a' ? 'b' : 'a');
+  const flipped = signature[10] === 'a' ? 'b' : 'a';
   t.deepEqual(verifyPut(secret, { ...presented, signature: signature.slice(0, 10) + flipped + signature.slice(11) }), {
     ok: false,
     reason: 'bad_signature',

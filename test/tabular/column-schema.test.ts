@@ -60,11 +60,8 @@ test('a header-only file is a schema of string columns and no rows', async (t) =
   await writeFile(join(dir, 'header.csv'), 'id,name\n');
   const preview = await buildTabularPreview({ sourcePath: join(dir, 'header.csv'), workDir: join(dir, 'work'), tabular: 'csv' });
   t.is(preview.schema.rowCount, 0);
-  t.deepEqual(
-    preview.schema.columns,
-    [
-      { name: 'id', type: 'string', nullCount: 0, nullable: false },
-      { name: 'name', type: 'string', nullCount: 0, nullable: false },
-    ],
-  );
+  t.deepEqual(preview.schema.columns, [
+    { name: 'id', type: 'string', nullCount: 0, nullable: false },
+    { name: 'name', type: 'string', nullCount: 0, nullable: false },
+  ]);
 });

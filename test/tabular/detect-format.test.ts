@@ -60,15 +60,21 @@ test('compressed CSV is reported as its compression, not as tabular', async (t) 
 });
 
 test('a file declared CSV that is a PDF is a PDF', async (t) => {
-  t.deepEqual(await detect(t, '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', { filename: 'table.csv', declaredFormat: 'CSV', mimetype: 'text/csv' }), {
-    format: 'PDF',
-    mimetype: 'application/pdf',
-    tabular: null,
-  });
+  t.deepEqual(
+    await detect(t, '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', { filename: 'table.csv', declaredFormat: 'CSV', mimetype: 'text/csv' }),
+    {
+      format: 'PDF',
+      mimetype: 'application/pdf',
+      tabular: null,
+    },
+  );
 });
 
 test('images by their signatures', async (t) => {
-  t.like(await detect(t, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), { format: 'PNG', mimetype: 'image/png' });
+  t.like(await detect(t, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), {
+    format: 'PNG',
+    mimetype: 'image/png',
+  });
   t.like(await detect(t, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46])), { format: 'JPEG', mimetype: 'image/jpeg' });
   t.like(await detect(t, Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')), { format: 'GIF', mimetype: 'image/gif' });
 });
@@ -112,7 +118,11 @@ test('text without a delimiter: the hint decides between a one-column CSV and pl
   t.like(await detect(t, oneColumn, { mimetype: 'text/csv; charset=utf-8' }), { format: 'CSV', tabular: 'csv' });
   t.like(await detect(t, oneColumn, { declaredFormat: 'text/tab-separated-values' }), { format: 'TSV', tabular: 'tsv' });
   t.deepEqual(await detect(t, oneColumn), { format: 'TXT', mimetype: 'text/plain', tabular: null });
-  t.like(await detect(t, '# Title\n\nSome prose here.\n', { filename: 'README.md' }), { format: 'MD', mimetype: 'text/plain', tabular: null });
+  t.like(await detect(t, '# Title\n\nSome prose here.\n', { filename: 'README.md' }), {
+    format: 'MD',
+    mimetype: 'text/plain',
+    tabular: null,
+  });
 });
 
 test('UTF-16 and Windows-1252 text is sniffed like any text', async (t) => {

@@ -34,13 +34,17 @@ test('Latin-1 (csvkit test_latin1.csv) is transcoded: © survives', async (t) =>
 });
 
 test('Windows-1252 bytes that Latin-1 lacks (€, curly quotes) decode as Windows-1252', async (t) => {
-  const path = await synthetic(t, 'cp1252.csv', Buffer.concat([
-    Buffer.from('item;price\n'),
-    Buffer.from([0x93, 0x63, 0x61, 0x66, 0xe9, 0x94]), // “café”
-    Buffer.from(';3 '),
-    Buffer.from([0x80]), // €
-    Buffer.from('\n'),
-  ]));
+  const path = await synthetic(
+    t,
+    'cp1252.csv',
+    Buffer.concat([
+      Buffer.from('item;price\n'),
+      Buffer.from([0x93, 0x63, 0x61, 0x66, 0xe9, 0x94]), // “café”
+      Buffer.from(';3 '),
+      Buffer.from([0x80]), // €
+      Buffer.from('\n'),
+    ]),
+  );
   const { preview, rows } = await previewOf(t, path);
   t.is(preview.encoding, 'windows-1252');
   t.is(preview.dialect.delimiter, ';');
@@ -92,7 +96,10 @@ test('semicolons with decimal commas: the comma stays inside the values', async 
   const path = await synthetic(t, 'eu.csv', Buffer.from('Gemeinde;Fläche\nBonn;141,06\nKöln;405,02\nAachen;160,85\n'));
   const { preview, rows } = await previewOf(t, path);
   t.is(preview.dialect.delimiter, ';');
-  t.deepEqual(rows.map((row) => row['Fläche']), ['141,06', '405,02', '160,85']);
+  t.deepEqual(
+    rows.map((row) => row['Fläche']),
+    ['141,06', '405,02', '160,85'],
+  );
 });
 
 test('pipes (messytables simple.psv, CRLF with a last LF line) are the delimiter', async (t) => {

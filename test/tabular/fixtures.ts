@@ -14,7 +14,8 @@ import type { ExecutionContext } from 'ava';
  * `shared/data` beside this checkout, else where the workplace keeps it for a clone made elsewhere.
  */
 const SHARED_DATA =
-  process.env.ALMANAC_SHARED_DATA ?? [join(import.meta.dirname, '../../../shared/data'), '/work/shared/data'].find((dir) => existsSync(dir))!;
+  process.env.ALMANAC_SHARED_DATA ??
+  [join(import.meta.dirname, '../../../shared/data'), '/work/shared/data'].find((dir) => existsSync(dir))!;
 export const CSV_EDGE = join(SHARED_DATA, 'csv-edge');
 export const REAL_CSV = join(SHARED_DATA, 'real-csv');
 

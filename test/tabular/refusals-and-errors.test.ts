@@ -95,5 +95,8 @@ test('cleaning a DuckDB message keeps the gist and data, drops paths and hints',
     cleanDuckDbMessage(raw, ['/srv/almanac/work/123']),
     'CSV Error on Line: 2 Original Line: LP,Bezeichnung,Kapitel/Titel, Expected Number of Columns: 3 Found: 4',
   );
-  t.is(cleanDuckDbMessage('IO Error: No files found that match the pattern "/home/x/data.csv"'), 'No files found that match the pattern "<file>"');
+  t.is(
+    cleanDuckDbMessage('IO Error: No files found that match the pattern "/home/x/data.csv"'),
+    'No files found that match the pattern "<file>"',
+  );
 });

@@ -15,7 +15,13 @@ const calls: Array<[string, (jobs: TemporalJobs) => Promise<unknown>]> = [
 
 for (const [what, call] of calls) {
   test(`with Temporal out of reach, ${what} is a 503 jobs_unavailable the caller can retry`, async (t) => {
-    const jobs = await TemporalJobs.connect({ address: `127.0.0.1:${await freePort()}`, namespace: 'default', taskQueue: 'almanac', uiUrl: 'http://localhost:8233', lazy: true });
+    const jobs = await TemporalJobs.connect({
+      address: `127.0.0.1:${await freePort()}`,
+      namespace: 'default',
+      taskQueue: 'almanac',
+      uiUrl: 'http://localhost:8233',
+      lazy: true,
+    });
     const error = await t.throwsAsync(call(jobs), { instanceOf: DomainError });
     t.is(error?.status, 503);
     t.is(error?.code, 'jobs_unavailable');

@@ -5,7 +5,6 @@ import { startWorker, type RunningWorker } from '../../src/temporal/worker.ts';
 import { purgeOrgWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
-
 let app: TestApp;
 let worker: RunningWorker;
 const flakyQueue = `flaky-${Date.now()}`;

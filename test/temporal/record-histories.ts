@@ -52,7 +52,13 @@ const recorded: Record<string, string> = {};
 try {
   const org = ok(await app.api.post('/api/v1/organizations', { name: 'history-org' }, auth)).body;
   // An active dataset with a link: publish-sync on create, and a pipeline fetching the link.
-  const dataset = ok(await app.api.post('/api/v1/packages', { name: 'history-data', ownerOrg: org.id, licenseId: 'cc-by', resources: [{ url: linkUrl, format: 'CSV' }] }, auth)).body;
+  const dataset = ok(
+    await app.api.post(
+      '/api/v1/packages',
+      { name: 'history-data', ownerOrg: org.id, licenseId: 'cc-by', resources: [{ url: linkUrl, format: 'CSV' }] },
+      auth,
+    ),
+  ).body;
   const resourceId = dataset.resources[0].id as string;
   recorded['publish-sync'] = publishSyncWorkflowId(dataset.id);
   ok(await app.api.post(`/api/v1/resources/${resourceId}/run-pipeline`, undefined, auth));

@@ -24,7 +24,10 @@ async function histories() {
 
 test('every workflow has a recorded history', async (t) => {
   const recorded = new Set((await histories()).map((h) => h.type));
-  t.deepEqual(Object.keys(workflows).filter((name) => !recorded.has(name)), []);
+  t.deepEqual(
+    Object.keys(workflows).filter((name) => !recorded.has(name)),
+    [],
+  );
 });
 
 test('every recorded history replays without a determinism error', async (t) => {

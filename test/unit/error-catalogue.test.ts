@@ -36,6 +36,7 @@ test('the OpenAPI document lists every code, with its status and title', (t) => 
   const doc = buildOpenApi(v1Routes, 'http://localhost:3000') as any;
   const code = doc.components.schemas.Problem.properties.code;
   t.deepEqual(code.enum, ERROR_CODE_NAMES);
-  for (const name of ERROR_CODE_NAMES) t.true(code.description.includes(`\`${name}\`: ${ERROR_CODES[name].status} ${ERROR_CODES[name].title}`), name);
+  for (const name of ERROR_CODE_NAMES)
+    t.true(code.description.includes(`\`${name}\`: ${ERROR_CODES[name].status} ${ERROR_CODES[name].title}`), name);
   t.true(new DomainError('not_found') instanceof Error);
 });

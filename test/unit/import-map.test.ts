@@ -64,7 +64,12 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 test('the finder sees a cycle when there is one', (t) => {
-  const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+  const graph = new Map([
+    ['a', ['b']],
+    ['b', ['c']],
+    ['c', ['a']],
+    ['d', ['a']],
+  ]);
   t.deepEqual(cycles(graph), [['a', 'b', 'c']]);
 });
 
@@ -76,6 +81,8 @@ test('no file of src/, activities/ or workflows/ imports itself back through oth
 
 test('src/domain imports nothing from src/temporal, src/http, src/api, src/mcp or src/runtime', (t) => {
   const outside = /^src\/(temporal|http|api|mcp|runtime)\//;
-  const crossings = [...importMap()].flatMap(([file, targets]) => (file.startsWith('src/domain/') ? targets.filter((t) => outside.test(t)).map((t) => `${file} → ${t}`) : []));
+  const crossings = [...importMap()].flatMap(([file, targets]) =>
+    file.startsWith('src/domain/') ? targets.filter((t) => outside.test(t)).map((t) => `${file} → ${t}`) : [],
+  );
   t.deepEqual(crossings, []);
 });

@@ -14,7 +14,13 @@ test('cells escape pipes and backslashes, turn line breaks into <br>, show null 
 
 test('a table has a header, a rule and one line per row, in column order', (t) => {
   t.is(
-    markdownTable(['b', 'a|z'], [{ 'a|z': 1, b: 'x' }, { b: null, 'a|z': 'two\nlines' }]),
+    markdownTable(
+      ['b', 'a|z'],
+      [
+        { 'a|z': 1, b: 'x' },
+        { b: null, 'a|z': 'two\nlines' },
+      ],
+    ),
     ['| b | a\\|z |', '| --- | --- |', '| x | 1 |', '|  | two<br>lines |'].join('\n'),
   );
   t.is(markdownTable(['n'], []), '| n |\n| --- |');

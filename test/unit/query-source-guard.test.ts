@@ -108,7 +108,9 @@ test('every built-in macro that reads the catalog, the settings or a plan is den
 });
 
 test('no alias reaches a denied function under another name', async (t) => {
-  const rows = (await connection.runAndReadAll(`SELECT function_name, alias_of FROM duckdb_functions() WHERE alias_of IS NOT NULL`)).getRowObjects();
+  const rows = (
+    await connection.runAndReadAll(`SELECT function_name, alias_of FROM duckdb_functions() WHERE alias_of IS NOT NULL`)
+  ).getRowObjects();
   t.true(rows.length > 0);
   for (const row of rows.filter((r) => DENIED_FUNCTIONS.has(String(r.alias_of).toLowerCase()))) {
     t.true(DENIED_FUNCTIONS.has(String(row.function_name).toLowerCase()), `${row.function_name} is an alias of ${row.alias_of}`);

@@ -90,7 +90,10 @@ test('metadata, private and link-local addresses are refused by default', async 
 });
 
 test('the metadata address stays refused even when private networks are allowed', async (t) => {
-  await t.throwsAsync(safeFetch('http://169.254.169.254/latest/meta-data/', open), { instanceOf: FetchRefusedError, message: /cloud metadata/ });
+  await t.throwsAsync(safeFetch('http://169.254.169.254/latest/meta-data/', open), {
+    instanceOf: FetchRefusedError,
+    message: /cloud metadata/,
+  });
 });
 
 test('only http and https are fetched', async (t) => {
@@ -132,13 +135,19 @@ test('redirects are followed, relative or absolute, up to five hops', async (t) 
 });
 
 test('a sixth redirect is refused', async (t) => {
-  await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/redirect/6`, open), { instanceOf: FetchRefusedError, message: 'more than 5 redirects' });
+  await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/redirect/6`, open), {
+    instanceOf: FetchRefusedError,
+    message: 'more than 5 redirects',
+  });
   const fewer = await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/redirect/3`, { ...open, maxRedirects: 2 }));
   t.is(fewer!.message, 'more than 2 redirects');
 });
 
 test('every hop is checked again: a redirect to the metadata address or to a file is refused', async (t) => {
-  await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/to-metadata`, open), { instanceOf: FetchRefusedError, message: /169\.254\.169\.254 is a cloud metadata address/ });
+  await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/to-metadata`, open), {
+    instanceOf: FetchRefusedError,
+    message: /169\.254\.169\.254 is a cloud metadata address/,
+  });
   await t.throwsAsync(safeFetch(`http://127.0.0.1:${port}/to-file`, open), { instanceOf: FetchRefusedError, message: /scheme file/ });
 });
 
@@ -180,7 +189,10 @@ test.serial('a link check of a local address with private networks off is broken
     t.regex(probe.error!, /is a loopback address$/, url);
   }
   t.is(seen.length, before);
-  t.like(await probeLink(`http://127.0.0.1:${port}/ok`, { timeoutMs: 2000, allowPrivateNetworks: true }), { status: 'ok', httpStatus: 200 });
+  t.like(await probeLink(`http://127.0.0.1:${port}/ok`, { timeoutMs: 2000, allowPrivateNetworks: true }), {
+    status: 'ok',
+    httpStatus: 200,
+  });
 });
 
 test('a pinned request connects to the checked address and never asks the resolver again', async (t) => {

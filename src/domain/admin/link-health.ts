@@ -54,7 +54,9 @@ export async function listLinkChecks(ctx: DomainContext, actor: Actor, filter: {
 /** GET /admin/health/stats. */
 export async function linkCheckStats(ctx: DomainContext, actor: Actor) {
   authorize(actor, 'site:administer');
-  const [row] = await ctx.em.execute<{ total: number; ok: number; broken: number; timeout: number; last_checked_at: Date | string | null }[]>(
+  const [row] = await ctx.em.execute<
+    { total: number; ok: number; broken: number; timeout: number; last_checked_at: Date | string | null }[]
+  >(
     `select count(*)::int as total,
             count(*) filter (where lc.status = 'ok')::int as ok,
             count(*) filter (where lc.status = 'broken')::int as broken,

@@ -88,7 +88,10 @@ export async function searchDocument(ctx: DomainContext, actor: Actor, index: In
   if (!row) throw notFound('Search document');
   const model = ctx.search.embeddings?.model;
   const [vector] = model
-    ? await ctx.em.execute<Array<{ dimensions: number }>>('select dimensions from embeddings where model = ? and content_hash = ?', [model, row.content_hash])
+    ? await ctx.em.execute<Array<{ dimensions: number }>>('select dimensions from embeddings where model = ? and content_hash = ?', [
+        model,
+        row.content_hash,
+      ])
     : [];
   const indexed = await ctx.search.vectors.get(index, id).catch(() => null);
   return {
@@ -104,7 +107,11 @@ export async function browseSearch(ctx: DomainContext, actor: Actor, index: Inde
   const where = q ? `index = ? and text ilike ?` : 'index = ?';
   const params = q ? [index, likePattern(q)] : [index];
   const [rows, [count]] = await Promise.all([
-    ctx.em.execute<PointRecord[]>(`select * from search_points where ${where} order by id offset ? limit ?`, [...params, req.offset, req.limit]),
+    ctx.em.execute<PointRecord[]>(`select * from search_points where ${where} order by id offset ? limit ?`, [
+      ...params,
+      req.offset,
+      req.limit,
+    ]),
     ctx.em.execute<Array<{ n: string }>>(`select count(*) as n from search_points where ${where}`, params),
   ]);
   return page(rows.map(presentPoint), Number(count?.n ?? 0), req);

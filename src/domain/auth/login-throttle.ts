@@ -31,13 +31,11 @@ export class LoginThrottle {
   async beginAttempt(account: string, ip: string) {
     const conn = this.em.getConnection();
     // Windows that ended are dead weight; sweeping them here keeps the table small.
-    await conn.execute('delete from login_throttle where window_start <= now() - make_interval(secs => ?)', [
+    await conn.execute('delete from login_throttle where window_start <= now() - make_interval(secs => ?)', [this.limits.windowSeconds]);
+    const [ipCount] = await conn.execute<Count[]>(`select failures, ${this.retryAfterSql} from login_throttle where key = ?`, [
       this.limits.windowSeconds,
+      `ip:${ip}`,
     ]);
-    const [ipCount] = await conn.execute<Count[]>(
-      `select failures, ${this.retryAfterSql} from login_throttle where key = ?`,
-      [this.limits.windowSeconds, `ip:${ip}`],
-    );
     if (ipCount && ipCount.failures >= this.limits.maxFailuresPerIp) throw this.limited(ipCount);
     const accountCount = await this.increment(`account:${account}`);
     if (accountCount.failures > this.limits.maxFailuresPerAccount) throw this.limited(accountCount);

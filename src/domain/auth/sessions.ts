@@ -16,11 +16,7 @@ export async function openSession(ctx: DomainContext, user: User): Promise<{ sec
 
 /** The active user behind a session cookie, or null when the session is unknown, expired or its user deleted. */
 export async function userForSession(ctx: DomainContext, secret: string): Promise<User | null> {
-  const session = await ctx.em.findOne(
-    Session,
-    { secretHash: sha256Hex(secret), expiresAt: { $gt: new Date() } },
-    { populate: ['user'] },
-  );
+  const session = await ctx.em.findOne(Session, { secretHash: sha256Hex(secret), expiresAt: { $gt: new Date() } }, { populate: ['user'] });
   const user = session?.user as User | undefined;
   return user && user.state === 'active' ? user : null;
 }

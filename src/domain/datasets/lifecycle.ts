@@ -36,7 +36,13 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
 
   const record = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
-    const dataset = em.create(Dataset, { name: input.name!, state: 'active', creator: actor.userId, publishedAt: new Date(), searchVector: null });
+    const dataset = em.create(Dataset, {
+      name: input.name!,
+      state: 'active',
+      creator: actor.userId,
+      publishedAt: new Date(),
+      searchVector: null,
+    });
     await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
     (input.resources ?? []).forEach((r, i) => buildResource(em, dataset, r, i));
     const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);

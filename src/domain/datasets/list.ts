@@ -51,7 +51,15 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   if (query.groups) qb.andWhere({ id: { $in: datasetsWith(ctx, 'groups', query.groups) } });
   if (query.res_format) {
     const formats = query.res_format.map((f) => f.trim().toUpperCase());
-    qb.andWhere({ id: { $in: ctx.em.createQueryBuilder(Resource, 'r').select('r.dataset_id').where({ format: { $in: formats } }).getKnexQuery() } });
+    qb.andWhere({
+      id: {
+        $in: ctx.em
+          .createQueryBuilder(Resource, 'r')
+          .select('r.dataset_id')
+          .where({ format: { $in: formats } })
+          .getKnexQuery(),
+      },
+    });
   }
 
   const q = query.q?.trim();
@@ -69,14 +77,22 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
     rows = search.pageIds.flatMap((id) => byId.get(id) ?? []);
     total = search.total;
   } else {
-    const paged = filtered.clone().orderBy({ [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' }).offset(query.offset).limit(query.limit);
+    const paged = filtered
+      .clone()
+      .orderBy({ [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
+      .offset(query.offset)
+      .limit(query.limit);
     // getCount turns the builder it is called on into a count query: count on a copy.
     [rows, total] = await Promise.all([paged.getResultList(), search?.total ?? filtered.clone().getCount('d.id', true)]);
   }
   await ctx.em.populate(rows, ['ownerOrg', 'tags', 'groups']);
   const matches = search ? await search.explain(rows.map((d) => d.id)) : undefined;
   return {
-    ...page(rows.map((d) => ({ ...presentDataset(d), ...(matches?.has(d.id) ? { match: matches.get(d.id) } : {}) })), total, query),
+    ...page(
+      rows.map((d) => ({ ...presentDataset(d), ...(matches?.has(d.id) ? { match: matches.get(d.id) } : {}) })),
+      total,
+      query,
+    ),
     ...(search ? { meta: { semantic: search.semantic } } : {}),
     ...(query.include_facets ? { facets: await facets(ctx, filtered) } : {}),
   };
@@ -85,7 +101,10 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
 /** Ids of datasets linked to any tag or category named (or, for categories, identified) in `refs`. */
 function datasetsWith(ctx: DomainContext, relation: 'tags' | 'groups', refs: string[]) {
   const ids = refs.filter(isUuid);
-  const match = relation === 'tags' ? { 'x.name': { $in: refs } } : { $or: [{ 'x.name': { $in: refs } }, ...(ids.length ? [{ 'x.id': { $in: ids } }] : [])] };
+  const match =
+    relation === 'tags'
+      ? { 'x.name': { $in: refs } }
+      : { $or: [{ 'x.name': { $in: refs } }, ...(ids.length ? [{ 'x.id': { $in: ids } }] : [])] };
   return ctx.em.createQueryBuilder(Dataset, 'dx').select('dx.id').join(`dx.${relation}`, 'x').where(match).getKnexQuery();
 }
 
@@ -93,18 +112,54 @@ function datasetsWith(ctx: DomainContext, relation: 'tags' | 'groups', refs: str
 async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
   const knex = ctx.em.getKnex();
   const ids = () => filtered.clone().select('d.id').getKnexQuery();
-  const top = (q: Knex.QueryBuilder) => q.orderBy([{ column: 'count', order: 'desc' }, { column: 'name', order: 'asc' }]).limit(50);
+  const top = (q: Knex.QueryBuilder) =>
+    q
+      .orderBy([
+        { column: 'count', order: 'desc' },
+        { column: 'name', order: 'asc' },
+      ])
+      .limit(50);
   const [organization, groups, tags, resFormat, licenseId] = await Promise.all([
-    top(knex('datasets as d').join('groups as g', 'g.id', 'd.owner_org_id').whereIn('d.id', ids())
-      .select('g.name', 'g.title').count('* as count').groupBy('g.name', 'g.title')),
-    top(knex('dataset_groups as dg').join('groups as g', 'g.id', 'dg.group_id').whereIn('dg.dataset_id', ids())
-      .select('g.name', 'g.title').count('* as count').groupBy('g.name', 'g.title')),
-    top(knex('dataset_tags as dt').join('tags as t', 't.id', 'dt.tag_id').whereIn('dt.dataset_id', ids())
-      .select('t.name').count('* as count').groupBy('t.name')),
-    top(knex('resources as r').whereIn('r.dataset_id', ids()).whereNotNull('r.format')
-      .select('r.format as name').countDistinct('r.dataset_id as count').groupBy('r.format')),
-    top(knex('datasets as d').whereIn('d.id', ids()).whereNotNull('d.license_id')
-      .select('d.license_id as name').count('* as count').groupBy('d.license_id')),
+    top(
+      knex('datasets as d')
+        .join('groups as g', 'g.id', 'd.owner_org_id')
+        .whereIn('d.id', ids())
+        .select('g.name', 'g.title')
+        .count('* as count')
+        .groupBy('g.name', 'g.title'),
+    ),
+    top(
+      knex('dataset_groups as dg')
+        .join('groups as g', 'g.id', 'dg.group_id')
+        .whereIn('dg.dataset_id', ids())
+        .select('g.name', 'g.title')
+        .count('* as count')
+        .groupBy('g.name', 'g.title'),
+    ),
+    top(
+      knex('dataset_tags as dt')
+        .join('tags as t', 't.id', 'dt.tag_id')
+        .whereIn('dt.dataset_id', ids())
+        .select('t.name')
+        .count('* as count')
+        .groupBy('t.name'),
+    ),
+    top(
+      knex('resources as r')
+        .whereIn('r.dataset_id', ids())
+        .whereNotNull('r.format')
+        .select('r.format as name')
+        .countDistinct('r.dataset_id as count')
+        .groupBy('r.format'),
+    ),
+    top(
+      knex('datasets as d')
+        .whereIn('d.id', ids())
+        .whereNotNull('d.license_id')
+        .select('d.license_id as name')
+        .count('* as count')
+        .groupBy('d.license_id'),
+    ),
   ]);
   const counted = (rows: Array<Record<string, unknown>>) =>
     rows.map((r) => ({ name: String(r.name), ...(typeof r.title === 'string' ? { title: r.title } : {}), count: Number(r.count) }));

@@ -26,7 +26,12 @@ export async function deleteDraftRecord(em: EntityManager, datasetId: string): P
 }
 
 /** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its files first, its resources by cascade. */
-export async function deleteDeletedDataset(em: EntityManager, storage: ObjectStore, search: SearchServices, datasetId: string): Promise<boolean> {
+export async function deleteDeletedDataset(
+  em: EntityManager,
+  storage: ObjectStore,
+  search: SearchServices,
+  datasetId: string,
+): Promise<boolean> {
   if (!(await em.count(Dataset, { id: datasetId, state: 'deleted' }))) return false;
   await removeDatasetFiles(em, storage, [datasetId]);
   await removeDatasetVectors(search, [datasetId]);

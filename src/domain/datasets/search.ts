@@ -42,10 +42,19 @@ const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
 /** The listing's filters as a vector filter; null when a filter names nothing, so nothing can match. */
 async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery): Promise<VectorFilter | null> {
   const deleted = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'], disableIdentityMap: true });
-  const filter: VectorFilter = visibleVectorsFilter(actor, roles, deleted.map((g) => g.id), query.private === true);
+  const filter: VectorFilter = visibleVectorsFilter(
+    actor,
+    roles,
+    deleted.map((g) => g.id),
+    query.private === true,
+  );
   const groupIds = async (kind: 'organization' | 'category', refs: string[]) => {
     const ids = refs.filter(isUuid);
-    const rows = await ctx.em.find(Group, { kind, $or: [{ name: { $in: refs } }, ...(ids.length ? [{ id: { $in: ids } }] : [])] }, { fields: ['id'], disableIdentityMap: true });
+    const rows = await ctx.em.find(
+      Group,
+      { kind, $or: [{ name: { $in: refs } }, ...(ids.length ? [{ id: { $in: ids } }] : [])] },
+      { fields: ['id'], disableIdentityMap: true },
+    );
     return rows.map((g) => g.id);
   };
   if (query.organization) filter.orgIds = await groupIds('organization', query.organization);
@@ -105,7 +114,15 @@ export async function searchDatasets(
   const candidateIds = [...new Set([...lists.values()].flatMap((list) => list.map((entry) => entry.datasetId)))];
   // The SQL filter has the last word on every candidate too: nothing invisible gets in.
   const candidates = candidateIds.length
-    ? new Set((await filtered.clone().select('d.id').andWhere('d.id = any(?::uuid[])', [uuidArray(candidateIds)]).getResultList()).map((d) => d.id))
+    ? new Set(
+        (
+          await filtered
+            .clone()
+            .select('d.id')
+            .andWhere('d.id = any(?::uuid[])', [uuidArray(candidateIds)])
+            .getResultList()
+        ).map((d) => d.id),
+      )
     : new Set<string>();
 
   // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing.
@@ -123,7 +140,12 @@ export async function searchDatasets(
   for (const list of lists.values()) {
     for (const { datasetId, match: m } of list) {
       if (!candidates.has(datasetId)) continue;
-      const entry = { index: m.index, score: Math.round(m.score * 1000) / 1000, ...(m.resourceId ? { resourceId: m.resourceId } : {}), text: m.text.slice(0, 240) };
+      const entry = {
+        index: m.index,
+        score: Math.round(m.score * 1000) / 1000,
+        ...(m.resourceId ? { resourceId: m.resourceId } : {}),
+        text: m.text.slice(0, 240),
+      };
       semanticFor.set(datasetId, [...(semanticFor.get(datasetId) ?? []), entry]);
     }
   }
@@ -134,28 +156,47 @@ export async function searchDatasets(
     // ranked below offset + limit by keywords has at least that many datasets ahead of it.
     const reach = query.offset + query.limit;
     const knex = ctx.em.getKnex();
-    const ranked = filtered.clone().andWhere(match.sql, match.params).getKnexQuery().clearSelect().clearOrder()
+    const ranked = filtered
+      .clone()
+      .andWhere(match.sql, match.params)
+      .getKnexQuery()
+      .clearSelect()
+      .clearOrder()
       .select(knex.raw(`d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as r`, keyword.rank.params as Knex.RawBinding[]));
-    const keywordRows: Array<{ id: string; r: string }> = await knex.select('id', 'r').from(ranked.as('k'))
-      .where('r', '<=', reach).orWhereRaw('id = any(?::uuid[])', [uuidArray([...candidates])]);
+    const keywordRows: Array<{ id: string; r: string }> = await knex
+      .select('id', 'r')
+      .from(ranked.as('k'))
+      .where('r', '<=', reach)
+      .orWhereRaw('id = any(?::uuid[])', [uuidArray([...candidates])]);
     const keywordRanks = new Map(keywordRows.map((row) => [row.id, Number(row.r)]));
-    const semanticRanks = [...lists.values()].map((list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1])));
-    pageIds = fuse([keywordRanks, ...semanticRanks]).slice(query.offset, reach).map((entry) => entry.id);
+    const semanticRanks = [...lists.values()].map(
+      (list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1])),
+    );
+    pageIds = fuse([keywordRanks, ...semanticRanks])
+      .slice(query.offset, reach)
+      .map((entry) => entry.id);
   }
 
   const explain = async (ids: string[]) => {
     const knex = ctx.em.getKnex();
-    const rows: Array<{ id: string; keyword: boolean; marked: string }> = ids.length === 0 ? [] : (await knex.raw(
-      `select d.id, (${match.sql}) as keyword,
+    const rows: Array<{ id: string; keyword: boolean; marked: string }> =
+      ids.length === 0
+        ? []
+        : (
+            await knex.raw(
+              `select d.id, (${match.sql}) as keyword,
               ts_headline(?::regconfig, coalesce(d.notes, ''), websearch_to_tsquery(?::regconfig, unaccent(?)),
                 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=1') as marked
          from datasets d where d.id = any(?::uuid[])`,
-      [...match.params, language, language, q, uuidArray(ids)] as Knex.RawBinding[],
-    )).rows;
-    return new Map(rows.map((row) => {
-      const snippet = toSnippet(row.marked ?? '');
-      return [row.id, { keyword: row.keyword, ...(snippet ? { snippet } : {}), semantic: semanticFor.get(row.id) ?? [] }];
-    }));
+              [...match.params, language, language, q, uuidArray(ids)] as Knex.RawBinding[],
+            )
+          ).rows;
+    return new Map(
+      rows.map((row) => {
+        const snippet = toSnippet(row.marked ?? '');
+        return [row.id, { keyword: row.keyword, ...(snippet ? { snippet } : {}), semantic: semanticFor.get(row.id) ?? [] }];
+      }),
+    );
   };
   return { matched, total, pageIds, semantic, explain };
 }

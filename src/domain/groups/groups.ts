@@ -126,7 +126,11 @@ export async function myOrganizations(ctx: DomainContext, actor: Actor, req: Pag
     { user: actor.userId!, group: { kind: 'organization', state: 'active' } },
     { populate: ['group'], orderBy: { group: { name: 'asc' } }, offset: req.offset, limit: req.limit },
   );
-  const records = await presentGroupsWithCounts(ctx, actor, rows.map((m) => m.group as Group));
+  const records = await presentGroupsWithCounts(
+    ctx,
+    actor,
+    rows.map((m) => m.group as Group),
+  );
   return page(
     records.map((record, i) => ({ ...record, role: rows[i].role })),
     count,

@@ -22,7 +22,11 @@ export async function listMembers(ctx: DomainContext, actor: Actor, kind: GroupK
     { group: group.id, user: { state: 'active' } },
     { populate: ['user'], orderBy: { user: { username: 'asc' } }, offset: req.offset, limit: req.limit },
   );
-  return page(rows.map((m) => presentMember(m.user as User, m.role)), count, req);
+  return page(
+    rows.map((m) => presentMember(m.user as User, m.role)),
+    count,
+    req,
+  );
 }
 
 /** Adds a member or changes their role (upsert). `user` is a user id or username. */

@@ -18,8 +18,17 @@ async function packageCounts(ctx: DomainContext, actor: Actor, groups: Group[]):
   const qb = ctx.em.createQueryBuilder(Dataset, 'd').where(visible);
   const rows: Array<{ gid: string; n: string }> =
     groups[0].kind === 'organization'
-      ? await qb.select([raw('d.owner_org_id as gid'), raw('count(*) as n')]).andWhere({ ownerOrg: { $in: ids } }).groupBy('d.owner_org_id').execute()
-      : await qb.select([raw('g.id as gid'), raw('count(*) as n')]).join('d.groups', 'g').andWhere({ groups: { $in: ids } }).groupBy('g.id').execute();
+      ? await qb
+          .select([raw('d.owner_org_id as gid'), raw('count(*) as n')])
+          .andWhere({ ownerOrg: { $in: ids } })
+          .groupBy('d.owner_org_id')
+          .execute()
+      : await qb
+          .select([raw('g.id as gid'), raw('count(*) as n')])
+          .join('d.groups', 'g')
+          .andWhere({ groups: { $in: ids } })
+          .groupBy('g.id')
+          .execute();
   return new Map(rows.map((r) => [r.gid, Number(r.n)]));
 }
 

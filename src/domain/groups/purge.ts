@@ -15,7 +15,13 @@ import { removeDatasetFiles } from '../resources/file-removal.ts';
  * Removes up to `pageSize` of the organization's datasets with their files (their resources, tags and
  * category links cascade).
  */
-export async function deleteOrganizationDatasetsPage(em: EntityManager, storage: ObjectStore, search: SearchServices, orgId: string, pageSize: number): Promise<number> {
+export async function deleteOrganizationDatasetsPage(
+  em: EntityManager,
+  storage: ObjectStore,
+  search: SearchServices,
+  orgId: string,
+  pageSize: number,
+): Promise<number> {
   const rows = await em.execute<{ id: string }[]>(
     `select d.id from datasets d join groups g on g.id = d.owner_org_id
       where g.id = ? and g.kind = 'organization' and g.state = 'deleted'

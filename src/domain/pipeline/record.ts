@@ -56,8 +56,22 @@ export async function markQueued(em: EntityManager, resourceId: string, workflow
 }
 
 /** The run takes over the record; false when the resource is gone. */
-export async function markStarted(em: EntityManager, resourceId: string, workflowId: string, runId: string, steps: readonly PipelineStepName[]) {
-  const record: PipelineRecord = { status: 'running', workflowId, runId, startedAt: now(), finishedAt: null, error: null, steps: pendingSteps(steps) };
+export async function markStarted(
+  em: EntityManager,
+  resourceId: string,
+  workflowId: string,
+  runId: string,
+  steps: readonly PipelineStepName[],
+) {
+  const record: PipelineRecord = {
+    status: 'running',
+    workflowId,
+    runId,
+    startedAt: now(),
+    finishedAt: null,
+    error: null,
+    steps: pendingSteps(steps),
+  };
   return mergeExtras(em, resourceId, { pipeline: record, queryable: false, preview: null, detected: null });
 }
 
@@ -125,9 +139,10 @@ export function presentPipelineStatus(resourceId: string, extras: Record<string,
 
 /** The resource's pipeline record, row-locked, when it is still this run's; null once another run replaced it. */
 async function lockedRun(tx: EntityManager, resourceId: string, runId: string): Promise<PipelineRecord | null> {
-  const [row] = await tx.execute<{ pipeline: PipelineRecord | null }[]>(`select extras->'pipeline' as pipeline from resources where id = ? for update`, [
-    resourceId,
-  ]);
+  const [row] = await tx.execute<{ pipeline: PipelineRecord | null }[]>(
+    `select extras->'pipeline' as pipeline from resources where id = ? for update`,
+    [resourceId],
+  );
   const pipeline = row?.pipeline;
   return pipeline && pipeline.runId === runId ? pipeline : null;
 }

@@ -76,7 +76,9 @@ const superseded = () => new PipelineError('A newer run of the pipeline replaced
  * before it writes, so a replaced run that is still busy does not overwrite the newer run's files.
  */
 async function assertCurrentRun(deps: StepDeps, resourceId: string, runId: string) {
-  const [row] = await deps.em.execute<{ run: string | null }[]>(`select extras->'pipeline'->>'runId' as run from resources where id = ?`, [resourceId]);
+  const [row] = await deps.em.execute<{ run: string | null }[]>(`select extras->'pipeline'->>'runId' as run from resources where id = ?`, [
+    resourceId,
+  ]);
   if (row?.run !== runId) throw superseded();
 }
 
@@ -150,7 +152,14 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
     const { size } = await deps.storage.put(sourceKey(resourceId), response.body, { contentType });
     await removeIfDeleted(deps, resourceId);
     return {
-      fetched: { url: response.url, httpStatus: response.status, contentType: contentType ?? null, bytes: size, truncated: response.truncated, at: new Date().toISOString() },
+      fetched: {
+        url: response.url,
+        httpStatus: response.status,
+        contentType: contentType ?? null,
+        bytes: size,
+        truncated: response.truncated,
+        at: new Date().toISOString(),
+      },
     };
   });
 }
@@ -170,7 +179,11 @@ export async function inspectStep(deps: StepDeps, resourceId: string, runId: str
       });
       // The declared format is the publisher's word; the detected one fills the gaps it left.
       await deps.em.nativeUpdate(Resource, { id: resourceId, format: null }, { format: found.format });
-      await deps.em.nativeUpdate(Resource, { id: resourceId, mimetype: { $in: [null, 'application/octet-stream'] } }, { mimetype: found.mimetype });
+      await deps.em.nativeUpdate(
+        Resource,
+        { id: resourceId, mimetype: { $in: [null, 'application/octet-stream'] } },
+        { mimetype: found.mimetype },
+      );
       return { detected: { ...found, text: isTextFormat(found) } };
     }),
   );
@@ -188,7 +201,9 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
       const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
       deps.heartbeat();
       await assertCurrentRun(deps, resourceId, runId);
-      await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), { contentType: 'application/vnd.apache.parquet' });
+      await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), {
+        contentType: 'application/vnd.apache.parquet',
+      });
       await removeIfDeleted(deps, resourceId);
       const schema = { ...built.schema, previewTruncated: built.schema.previewTruncated || size > maxBytes + 64 * 1024 };
       return {
@@ -219,14 +234,17 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
         text = new TextDecoder('utf-8').decode(await fsp.readFile(file), { stream: true });
       }
       await assertCurrentRun(deps, resourceId, runId);
-      await deps.storage.put(contentsKey(resourceId), Readable.from([Buffer.from(text, 'utf8')]), { contentType: 'text/plain; charset=utf-8' });
+      await deps.storage.put(contentsKey(resourceId), Readable.from([Buffer.from(text, 'utf8')]), {
+        contentType: 'text/plain; charset=utf-8',
+      });
       await removeIfDeleted(deps, resourceId);
       return { contents: { chars: text.length } };
     }),
   );
 }
 
-export const isTextFormat = (detected: DetectedFormat) => detected.tabular !== null || (detected.format !== null && TEXT_FORMATS.has(detected.format));
+export const isTextFormat = (detected: DetectedFormat) =>
+  detected.tabular !== null || (detected.format !== null && TEXT_FORMATS.has(detected.format));
 
 /** The dataset's search state sees the resource as it now is: its columns and its text included. */
 export async function indexStep(deps: StepDeps, resourceId: string, runId: string) {

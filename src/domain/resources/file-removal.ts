@@ -22,5 +22,8 @@ export async function removeResourceFiles(storage: ObjectStore, resourceIds: str
 export async function removeDatasetFiles(em: EntityManager, storage: ObjectStore, datasetIds: string[]) {
   if (!datasetIds.length) return;
   const rows = await em.find(Resource, { dataset: { $in: datasetIds } }, { fields: ['id'] });
-  await removeResourceFiles(storage, rows.map((r) => r.id));
+  await removeResourceFiles(
+    storage,
+    rows.map((r) => r.id),
+  );
 }

@@ -30,7 +30,6 @@ interface UploadInfo {
   contentType?: string;
 }
 
-
 /** A resource the actor may change (editor of its dataset), of a dataset that is not deleted. */
 async function loadEditableResource(ctx: DomainContext, actor: Actor, id: string) {
   const loaded = await loadVisibleResource(ctx, actor, id);
@@ -143,7 +142,10 @@ export async function completeUpload(ctx: DomainContext, actor: Actor, id: strin
   await pump(await ctx.storage.read(sourceKey(resource.id)), hash);
   const pending = resource.extras.pendingUpload as UploadInfo | undefined;
   if (pending) {
-    await ctx.em.execute(`update resources set extras = (extras - 'pendingUpload') || jsonb_build_object('upload', extras->'pendingUpload') where id = ?`, [resource.id]);
+    await ctx.em.execute(
+      `update resources set extras = (extras - 'pendingUpload') || jsonb_build_object('upload', extras->'pendingUpload') where id = ?`,
+      [resource.id],
+    );
     await ctx.em.refresh(resource);
   }
   const contentType = (resource.extras.upload as UploadInfo | undefined)?.contentType ?? stat.contentType ?? undefined;
@@ -196,8 +198,7 @@ export interface StoredObject {
   filename: string;
 }
 
-const filenameOf = (resource: Resource) =>
-  (resource.extras.upload as UploadInfo | undefined)?.filename || resource.name || resource.id;
+const filenameOf = (resource: Resource) => (resource.extras.upload as UploadInfo | undefined)?.filename || resource.name || resource.id;
 
 /** GET /resources/{id}/download: a link is a redirect; an upload, its stored bytes. */
 export async function openDownload(ctx: DomainContext, actor: Actor, id: string): Promise<{ redirect: string } | StoredObject> {
@@ -208,7 +209,12 @@ export async function openDownload(ctx: DomainContext, actor: Actor, id: string)
   }
   const stat = resource.url ? await ctx.storage.stat(sourceKey(resource.id)) : null;
   if (!stat) throw notFound('The file');
-  return { key: sourceKey(resource.id), size: stat.size, contentType: resource.mimetype || 'application/octet-stream', filename: filenameOf(resource) };
+  return {
+    key: sourceKey(resource.id),
+    size: stat.size,
+    contentType: resource.mimetype || 'application/octet-stream',
+    filename: filenameOf(resource),
+  };
 }
 
 /**

@@ -45,7 +45,8 @@ export function buildResource(em: EntityManager, dataset: Dataset, input: Resour
   });
 }
 
-export const duplicateUrl = (path = 'url') => conflict('This dataset already has a resource with this URL.', [{ path, message: 'is already used in this dataset' }]);
+export const duplicateUrl = (path = 'url') =>
+  conflict('This dataset already has a resource with this URL.', [{ path, message: 'is already used in this dataset' }]);
 
 /**
  * A resource the actor may see: the visibility of its dataset decides. `lean` loads the dataset only as
@@ -55,9 +56,11 @@ export async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: 
   const resource = isUuid(id) ? await ctx.em.findOne(Resource, { id }) : null;
   if (!resource) throw notFound('Resource');
   const datasetId = (resource.dataset as Dataset).id;
-  const { dataset, subject } = await loadVisibleDataset(ctx, actor, datasetId, [...ALL_STATES], lean ? ['ownerOrg'] : undefined).catch(() => {
-    throw notFound('Resource');
-  });
+  const { dataset, subject } = await loadVisibleDataset(ctx, actor, datasetId, [...ALL_STATES], lean ? ['ownerOrg'] : undefined).catch(
+    () => {
+      throw notFound('Resource');
+    },
+  );
   return { resource, dataset, subject };
 }
 

@@ -32,7 +32,9 @@ export async function listTags(ctx: DomainContext, actor: Actor, q: string | und
 }
 
 export async function getTag(ctx: DomainContext, actor: Actor, nameOrId: string) {
-  const tag = await visibleTags(ctx, actor, await orgRolesOf(ctx, actor)).andWhere(byNameOrId(nameOrId)).getSingleResult();
+  const tag = await visibleTags(ctx, actor, await orgRolesOf(ctx, actor))
+    .andWhere(byNameOrId(nameOrId))
+    .getSingleResult();
   if (!tag) throw notFound('Tag');
   return presentTag(tag);
 }

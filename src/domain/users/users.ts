@@ -107,7 +107,11 @@ export async function listUsers(
     offset: req.offset,
     limit: req.limit,
   });
-  return page(rows.map((u) => presentUser(u, { withEmail: true })), count, req);
+  return page(
+    rows.map((u) => presentUser(u, { withEmail: true })),
+    count,
+    req,
+  );
 }
 
 export async function userStats(ctx: DomainContext, actor: Actor) {
@@ -143,25 +147,27 @@ export async function adminUpdateUser(ctx: DomainContext, actor: Actor, userId: 
   authorize(actor, 'user:administer');
   // Hashing is slow; do it before the transaction so no lock is held meanwhile.
   const passwordHash = patch.password !== undefined ? await hashPassword(patch.password) : undefined;
-  const user = await emailUnique(ctx.em.transactional(async (em) => {
-    const user = await loadUser({ ...ctx, em }, userId);
-    if (patch.sysadmin === false && user.sysadmin) await assertAnotherSysadmin({ ...ctx, em }, user);
-    if (patch.email !== undefined) {
-      const email = patch.email.toLowerCase();
-      if (email !== user.email && (await em.count(User, { email }))) {
-        throw conflict('Another account uses this email.', [{ path: 'email', message: 'is already registered' }]);
+  const user = await emailUnique(
+    ctx.em.transactional(async (em) => {
+      const user = await loadUser({ ...ctx, em }, userId);
+      if (patch.sysadmin === false && user.sysadmin) await assertAnotherSysadmin({ ...ctx, em }, user);
+      if (patch.email !== undefined) {
+        const email = patch.email.toLowerCase();
+        if (email !== user.email && (await em.count(User, { email }))) {
+          throw conflict('Another account uses this email.', [{ path: 'email', message: 'is already registered' }]);
+        }
+        user.email = email;
       }
-      user.email = email;
-    }
-    if (patch.displayName !== undefined) user.displayName = patch.displayName;
-    if (patch.sysadmin !== undefined) user.sysadmin = patch.sysadmin;
-    if (passwordHash !== undefined) {
-      user.passwordHash = passwordHash;
-      // A new password ends every session that knew the old one; tokens are kept (they are separate credentials).
-      await em.nativeDelete(Session, { user: user.id });
-    }
-    return user;
-  }));
+      if (patch.displayName !== undefined) user.displayName = patch.displayName;
+      if (patch.sysadmin !== undefined) user.sysadmin = patch.sysadmin;
+      if (passwordHash !== undefined) {
+        user.passwordHash = passwordHash;
+        // A new password ends every session that knew the old one; tokens are kept (they are separate credentials).
+        await em.nativeDelete(Session, { user: user.id });
+      }
+      return user;
+    }),
+  );
   return presentUser(user, { withEmail: true });
 }
 

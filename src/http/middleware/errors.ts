@@ -80,7 +80,10 @@ function logUnhandled(ctx: Context, err: unknown) {
   // MikroORM wraps driver errors; raw queries surface pg's own DatabaseError.
   if (err instanceof DriverException || err instanceof pg.DatabaseError) {
     const { code, table, constraint, routine } = err as Error & Record<string, string | undefined>;
-    const stack = err.stack?.split('\n').filter((line) => line.trim().startsWith('at ')).join('\n');
+    const stack = err.stack
+      ?.split('\n')
+      .filter((line) => line.trim().startsWith('at '))
+      .join('\n');
     ctx.log.error({ err: { type: err.name, code, table, constraint, routine, stack } }, 'unhandled error');
     return;
   }

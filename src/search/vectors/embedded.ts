@@ -1,4 +1,13 @@
-import type { IndexName, IndexStats, StoredPoint, VectorFilter, VectorHit, VectorIndex, VectorPayload, VectorPoint } from './vector-index.ts';
+import type {
+  IndexName,
+  IndexStats,
+  StoredPoint,
+  VectorFilter,
+  VectorHit,
+  VectorIndex,
+  VectorPayload,
+  VectorPoint,
+} from './vector-index.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Vectors are stored in blocks of about this size (smaller when the dimensions are few: at most 4096 points a block). */
@@ -48,7 +57,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
   async search(index: IndexName, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     const store = this.stores.get(index);
     if (!store) return [];
-    if (vector.length !== store.dimensions) throw new Error(`query vector has ${vector.length} dimensions; index ${index} has ${store.dimensions}`);
+    if (vector.length !== store.dimensions)
+      throw new Error(`query vector has ${vector.length} dimensions; index ${index} has ${store.dimensions}`);
     return store.search(vector, filter, limit);
   }
 
@@ -70,7 +80,9 @@ export class EmbeddedVectorIndex implements VectorIndex {
 
   async stats(index: IndexName): Promise<IndexStats> {
     const store = this.stores.get(index);
-    return store ? { points: store.slotById.size, dimensions: store.dimensions, bytes: store.approximateBytes() } : { points: 0, dimensions: null, bytes: null };
+    return store
+      ? { points: store.slotById.size, dimensions: store.dimensions, bytes: store.approximateBytes() }
+      : { points: 0, dimensions: null, bytes: null };
   }
 
   async healthy() {
@@ -159,7 +171,8 @@ class PointStore {
     const { blocks, blockShift, blockMask, dimensions, payloads } = this;
     const consider = (slot: number) => {
       const payload = payloads[slot];
-      if (payload !== null && accepts(payload)) top.offer(dot(blocks[slot >> blockShift], (slot & blockMask) * dimensions, q, dimensions), slot);
+      if (payload !== null && accepts(payload))
+        top.offer(dot(blocks[slot >> blockShift], (slot & blockMask) * dimensions, q, dimensions), slot);
     };
     // A dataset filter names few datasets: visit only their points instead of all of them.
     if (filter.datasetIds) {

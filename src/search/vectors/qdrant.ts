@@ -1,5 +1,14 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import type { IndexName, IndexStats, StoredPoint, VectorFilter, VectorHit, VectorIndex, VectorPayload, VectorPoint } from './vector-index.ts';
+import type {
+  IndexName,
+  IndexStats,
+  StoredPoint,
+  VectorFilter,
+  VectorHit,
+  VectorIndex,
+  VectorPayload,
+  VectorPoint,
+} from './vector-index.ts';
 
 export interface QdrantSettings {
   url: string;
@@ -105,14 +114,18 @@ export class QdrantVectorIndex implements VectorIndex {
     const indexed = info ? info.payload_schema : await this.createCollection(name, dimensions);
     for (const [field, schema] of PAYLOAD_INDEXES) {
       if (indexed[field]) continue;
-      await this.call('create payload index', name, () => this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }));
+      await this.call('create payload index', name, () =>
+        this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }),
+      );
     }
   }
 
   /** Creates the collection; answers the payload indexes it already has (none, unless another process raced us). */
   private async createCollection(name: string, dimensions: number): Promise<Schemas['CollectionInfo']['payload_schema']> {
     try {
-      await this.call('create collection', name, () => this.client.createCollection(name, { vectors: { size: dimensions, distance: 'Cosine' } }));
+      await this.call('create collection', name, () =>
+        this.client.createCollection(name, { vectors: { size: dimensions, distance: 'Cosine' } }),
+      );
       return {};
     } catch (err) {
       // Another process may have created it between our look and our create: fine if it has our size.
@@ -125,7 +138,9 @@ export class QdrantVectorIndex implements VectorIndex {
   async upsert(index: IndexName, points: VectorPoint[]) {
     const name = this.collectionName(index);
     for (let i = 0; i < points.length; i += UPSERT_BATCH) {
-      const batch = points.slice(i, i + UPSERT_BATCH).map((point) => ({ id: point.id, vector: Array.from(point.vector), payload: { ...point.payload } }));
+      const batch = points
+        .slice(i, i + UPSERT_BATCH)
+        .map((point) => ({ id: point.id, vector: Array.from(point.vector), payload: { ...point.payload } }));
       await this.call('upsert', name, () => this.client.upsert(name, { wait: true, points: batch }));
     }
   }
@@ -164,7 +179,12 @@ export class QdrantVectorIndex implements VectorIndex {
   async get(index: IndexName, id: string): Promise<StoredPoint | null> {
     if (!UUID.test(id)) return null;
     const name = this.collectionName(index);
-    const records = await this.callUnlessMissing('get', name, () => this.client.retrieve(name, { ids: [id], with_payload: true, with_vector: false }), []);
+    const records = await this.callUnlessMissing(
+      'get',
+      name,
+      () => this.client.retrieve(name, { ids: [id], with_payload: true, with_vector: false }),
+      [],
+    );
     return records.length ? { id: String(records[0].id), payload: toPayload(records[0].payload) } : null;
   }
 
@@ -177,7 +197,7 @@ export class QdrantVectorIndex implements VectorIndex {
     if (options.offset >= total || options.limit < 1) return { total, points: [] };
     // Scroll goes by id; skipping without payloads keeps a deep page cheap for an admin listing.
     let cursor: PointId | undefined;
-    for (let skipped = 0; skipped < options.offset; ) {
+    for (let skipped = 0; skipped < options.offset;) {
       const step = Math.min(options.offset - skipped, SKIP_BATCH);
       const page = await this.scroll(name, { filter, limit: step, offset: cursor, with_payload: false });
       skipped += page.points.length;
@@ -214,7 +234,9 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 
   private scroll(name: string, request: Schemas['ScrollRequest']) {
-    return this.callUnlessMissing('scroll', name, () => this.client.scroll(name, { ...request, with_vector: false }), { points: [] } as Schemas['ScrollResult']);
+    return this.callUnlessMissing('scroll', name, () => this.client.scroll(name, { ...request, with_vector: false }), {
+      points: [],
+    } as Schemas['ScrollResult']);
   }
 
   private collectionInfo(name: string) {

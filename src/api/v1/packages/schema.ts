@@ -3,7 +3,12 @@ import { email, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 
 const text = (max: number) => z.string().trim().max(max);
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000);
-const tag = z.string().trim().min(1, 'must not be empty').max(100).refine((t) => !t.includes(','), 'must not contain a comma');
+const tag = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100)
+  .refine((t) => !t.includes(','), 'must not contain a comma');
 
 export const ResourceBody = z
   .strictObject({
@@ -98,7 +103,10 @@ const names = z
 
 export const ListQuery = z.object({
   q: z.string().trim().max(500).optional().describe('Keywords or natural language; websearch syntax ("phrase", -word, or)'),
-  semantic: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  semantic: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
   ...paging,
   organization: names.optional(),
   groups: names.optional(),
@@ -121,11 +129,21 @@ const Match = z
   .object({
     keyword: z.boolean().describe('Found by keywords: title, name, tags, description, resource names, or the text of a file'),
     snippet: z
-      .object({ text: z.string(), highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets of the matched words') })
+      .object({
+        text: z.string(),
+        highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets of the matched words'),
+      })
       .optional()
       .describe('A passage of the description where the query words occur'),
     semantic: z
-      .array(z.object({ index: z.enum(['packages', 'resources', 'contents']), score: z.number(), resourceId: z.uuid().optional(), text: z.string() }))
+      .array(
+        z.object({
+          index: z.enum(['packages', 'resources', 'contents']),
+          score: z.number(),
+          resourceId: z.uuid().optional(),
+          text: z.string(),
+        }),
+      )
       .describe('The semantic retrievers that found it (cosine similarity) with the closest passage'),
   })
   .describe('Why this dataset matched the query (with q only)');

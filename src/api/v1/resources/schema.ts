@@ -54,7 +54,9 @@ export const QueryResultRecord = z
   .object({
     id: z.uuid(),
     columns: z.array(z.string()),
-    rows: z.array(z.record(z.string(), z.unknown())).describe('Big integers and decimals as strings, dates ISO 8601, NaN and ±Infinity as text'),
+    rows: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe('Big integers and decimals as strings, dates ISO 8601, NaN and ±Infinity as text'),
     rowCount: z.number().int(),
     truncated: z.boolean(),
     elapsedMs: z.number().int(),

@@ -10,7 +10,6 @@ export interface UploadBody {
   filename?: string;
 }
 
-
 /**
  * The bytes of POST /resources/{id}/upload, as a stream: the raw body, or the first file part of a
  * multipart/form-data body (read as it arrives, never buffered).

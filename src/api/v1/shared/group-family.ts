@@ -18,7 +18,10 @@ const GroupBody = z.strictObject({
   name: slug,
   title: z.string().trim().max(300).nullish(),
   description: z.string().max(20_000).nullish(),
-  imageUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000).nullish(),
+  imageUrl: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+    .max(2000)
+    .nullish(),
 });
 
 const MemberBody = z.strictObject({
@@ -44,28 +47,41 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
   const adminRole = kind === 'organization' ? 'Org admin' : 'Category admin';
   return [
     defineRoute({
-      method: 'get', path: base, tag, access: 'public',
+      method: 'get',
+      path: base,
+      tag,
+      access: 'public',
       summary: `List ${label === 'category' ? 'categories' : 'organizations'}, by name`,
       query: ListQuery,
       response: listOf(GroupRecord),
       handle: ({ domain, actor, query }) => listGroups(domain, actor, kind, query, query),
     }),
     defineRoute({
-      method: 'post', path: base, tag, access: 'sysadmin', status: 201,
+      method: 'post',
+      path: base,
+      tag,
+      access: 'sysadmin',
+      status: 201,
       summary: `Create ${aLabel} (sysadmin)`,
       body: GroupBody,
       response: GroupRecord,
       handle: ({ domain, actor, body }) => createGroup(domain, actor, kind, body),
     }),
     defineRoute({
-      method: 'get', path: one, tag, access: 'public',
+      method: 'get',
+      path: one,
+      tag,
+      access: 'public',
       summary: `Detail of ${aLabel}`,
       params: nameOrIdParams,
       response: GroupRecord,
       handle: ({ domain, actor, params }) => getGroup(domain, actor, kind, params.nameOrId),
     }),
     defineRoute({
-      method: 'put', path: one, tag, access: 'user',
+      method: 'put',
+      path: one,
+      tag,
+      access: 'user',
       summary: `Replace the fields of ${aLabel} (${adminRole})`,
       params: nameOrIdParams,
       body: GroupBody,
@@ -73,13 +89,19 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
       handle: ({ domain, actor, params, body }) => replaceGroup(domain, actor, kind, params.nameOrId, body),
     }),
     defineRoute({
-      method: 'delete', path: one, tag, access: 'user',
+      method: 'delete',
+      path: one,
+      tag,
+      access: 'user',
       summary: `Soft-delete ${aLabel} (${adminRole})`,
       params: nameOrIdParams,
       handle: ({ domain, actor, params }) => softDeleteGroup(domain, actor, kind, params.nameOrId),
     }),
     defineRoute({
-      method: 'post', path: `${one}/restore`, tag, access: 'sysadmin',
+      method: 'post',
+      path: `${one}/restore`,
+      tag,
+      access: 'sysadmin',
       summary: `Restore a deleted ${label} (sysadmin)`,
       params: nameOrIdParams,
       response: GroupRecord,
@@ -87,20 +109,30 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     }),
     kind === 'organization'
       ? defineRoute({
-          method: 'post', path: `${one}/purge`, tag, access: 'sysadmin', status: 202,
+          method: 'post',
+          path: `${one}/purge`,
+          tag,
+          access: 'sysadmin',
+          status: 202,
           summary: 'Permanently delete a deleted organization; runs as the Temporal workflow purge-org-<id>',
           params: nameOrIdParams,
           response: Accepted,
           handle: ({ domain, actor, params }) => requestOrganizationPurge(domain, actor, params.nameOrId),
         })
       : defineRoute({
-          method: 'post', path: `${one}/purge`, tag, access: 'sysadmin',
+          method: 'post',
+          path: `${one}/purge`,
+          tag,
+          access: 'sysadmin',
           summary: 'Permanently delete a deleted category',
           params: nameOrIdParams,
           handle: ({ domain, actor, params }) => purgeCategory(domain, actor, params.nameOrId),
         }),
     defineRoute({
-      method: 'get', path: `${one}/members`, tag, access: 'user',
+      method: 'get',
+      path: `${one}/members`,
+      tag,
+      access: 'user',
       summary: `List members (${label} member)`,
       params: nameOrIdParams,
       query: z.object(paging),
@@ -108,7 +140,10 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
       handle: ({ domain, actor, params, query }) => listMembers(domain, actor, kind, params.nameOrId, query),
     }),
     defineRoute({
-      method: 'post', path: `${one}/members`, tag, access: 'user',
+      method: 'post',
+      path: `${one}/members`,
+      tag,
+      access: 'user',
       summary: `Add a member or change their role (${adminRole}); 201 when added, 200 when changed`,
       params: nameOrIdParams,
       body: MemberBody,
@@ -120,7 +155,10 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
       },
     }),
     defineRoute({
-      method: 'delete', path: `${one}/members/{userId}`, tag, access: 'user',
+      method: 'delete',
+      path: `${one}/members/{userId}`,
+      tag,
+      access: 'user',
       summary: `Remove a member (${adminRole})`,
       params: nameOrIdParams.extend({ userId: z.string().min(1).max(100) }),
       handle: ({ domain, actor, params }) => removeMember(domain, actor, kind, params.nameOrId, params.userId),

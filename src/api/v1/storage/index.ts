@@ -5,7 +5,10 @@ import { defineRoute } from '../../../http/route.ts';
 /** The local store's presigned uploads land here (S3/MinIO take theirs directly). */
 export const storageRoutes = [
   defineRoute({
-    method: 'put', path: '/storage/{key}', tag: 'files', access: 'public',
+    method: 'put',
+    path: '/storage/{key}',
+    tag: 'files',
+    access: 'public',
     noPolicy: "the URL's HMAC signature is the credential, checked in the domain",
     summary: 'Target of a presigned upload URL on the local store; the signature authorizes it (403 when tampered or expired)',
     params: z.object({ key: z.string().min(1).max(500) }),

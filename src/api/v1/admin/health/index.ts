@@ -29,20 +29,30 @@ const LinkCheckStats = z
 
 export const adminHealthRoutes = [
   defineRoute({
-    method: 'get', path: '/admin/health', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/health',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'Link check results, one per link resource, most recently checked first; filter by status',
     query: z.object({ status: z.enum(LINK_CHECK_STATUSES).optional(), ...paging }),
     response: listOf(LinkCheckRecord),
     handle: ({ domain, actor, query }) => listLinkChecks(domain, actor, { status: query.status }, query),
   }),
   defineRoute({
-    method: 'get', path: '/admin/health/stats', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/health/stats',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'Link check counts by status, and when the last check ran',
     response: LinkCheckStats,
     handle: ({ domain, actor }) => linkCheckStats(domain, actor),
   }),
   defineRoute({
-    method: 'post', path: '/admin/health/check', tag: 'admin', access: 'sysadmin', status: 202,
+    method: 'post',
+    path: '/admin/health/check',
+    tag: 'admin',
+    access: 'sysadmin',
+    status: 202,
     summary: 'Check every link now, as the workflow link-check (a check already running is joined)',
     response: Accepted,
     handle: ({ domain, actor }) => requestLinkCheck(domain, actor),

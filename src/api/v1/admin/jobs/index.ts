@@ -47,7 +47,10 @@ const JobStats = z
 
 export const adminJobRoutes = [
   defineRoute({
-    method: 'get', path: '/admin/jobs', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/jobs',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'List background jobs (workflow runs) from Temporal; filter by type and status',
     query: z.object({
       type: z.enum(JOB_TYPE_NAMES).optional(),
@@ -61,14 +64,22 @@ export const adminJobRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/admin/jobs/stats', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/jobs/stats',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'Job counts per status, overall and per type',
     response: JobStats,
     handle: ({ domain, actor }) => adminJobStats(domain, actor),
   }),
   defineRoute({
-    method: 'post', path: '/admin/jobs/enqueue-all', tag: 'admin', access: 'sysadmin', status: 202,
-    summary: 'Run the resource pipeline for every resource with something to process, as the workflow enqueue-all (a running one is joined)',
+    method: 'post',
+    path: '/admin/jobs/enqueue-all',
+    tag: 'admin',
+    access: 'sysadmin',
+    status: 202,
+    summary:
+      'Run the resource pipeline for every resource with something to process, as the workflow enqueue-all (a running one is joined)',
     response: Accepted,
     handle: ({ domain, actor }) => requestEnqueueAll(domain, actor),
   }),

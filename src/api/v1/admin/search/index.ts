@@ -40,32 +40,49 @@ const indexParams = z.object({ index: z.enum(INDEX_NAMES) });
 
 export const adminSearchRoutes = [
   defineRoute({
-    method: 'get', path: '/admin/search/stats', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/search/stats',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'Search index statistics: documents, vectors and size per index, database counts, drift, model',
     response: SearchStats,
     handle: ({ domain, actor }) => searchStats(domain, actor),
   }),
   defineRoute({
-    method: 'get', path: '/admin/search/doc/{index}/{id}', tag: 'admin', access: 'sysadmin',
+    method: 'get',
+    path: '/admin/search/doc/{index}/{id}',
+    tag: 'admin',
+    access: 'sysadmin',
     summary: 'One index document: as the database holds it, its embedding, and its payload in the vector index',
     params: indexParams.extend({ id: z.uuid() }),
     response: SearchPoint.extend({
       embedding: z.object({ model: z.string(), dimensions: z.number().int() }).nullable(),
-      indexed: z.object({ payload: z.record(z.string(), z.unknown()) }).nullable().describe('null when the vector index lacks it'),
+      indexed: z
+        .object({ payload: z.record(z.string(), z.unknown()) })
+        .nullable()
+        .describe('null when the vector index lacks it'),
     }),
     handle: ({ domain, actor, params }) => searchDocument(domain, actor, params.index, params.id),
   }),
   defineRoute({
-    method: 'get', path: '/admin/search/browse/{index}', tag: 'admin', access: 'sysadmin',
-    summary: 'Browse an index\'s documents in id order; q matches their text',
+    method: 'get',
+    path: '/admin/search/browse/{index}',
+    tag: 'admin',
+    access: 'sysadmin',
+    summary: "Browse an index's documents in id order; q matches their text",
     params: indexParams,
     query: z.object({ q: z.string().trim().min(1).max(200).optional(), ...paging }),
     response: listOf(SearchPoint),
     handle: ({ domain, actor, params, query }) => browseSearch(domain, actor, params.index, query.q, query),
   }),
   defineRoute({
-    method: 'post', path: '/admin/reindex-metadata', tag: 'admin', access: 'sysadmin', status: 202,
-    summary: 'Rebuild every search index from the database, as the workflow reindex-metadata (a running one is joined); search keeps answering',
+    method: 'post',
+    path: '/admin/reindex-metadata',
+    tag: 'admin',
+    access: 'sysadmin',
+    status: 202,
+    summary:
+      'Rebuild every search index from the database, as the workflow reindex-metadata (a running one is joined); search keeps answering',
     response: Accepted,
     handle: ({ domain, actor }) => requestReindex(domain, actor),
   }),
