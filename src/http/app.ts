@@ -54,6 +54,6 @@ export function createHttpApp(services: Services) {
   app.use(authenticate(services));
   app.use(mcpEndpoint());
   app.use(v1.routes());
-  app.use(v1.allowedMethods({ throw: true }));
+  app.use(v1.allowedMethods());
   return app;
 }

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import test from 'ava';
 import { isProblem } from '../helpers/problem.ts';
@@ -31,9 +32,31 @@ test('an unknown route is a 404 problem', async (t) => {
   isProblem(t, await app.api.get('/elsewhere'), 404, 'not_found');
 });
 
-test('a wrong method on a known route is a 405 problem', async (t) => {
+test('a wrong method on a known route is a 405 problem naming the allowed ones in Allow', async (t) => {
   const res = await app.api.request('PATCH', '/api/v1/organizations');
   isProblem(t, res, 405, 'method_not_allowed');
+  t.is(res.headers.get('allow'), 'HEAD, GET, POST');
+});
+
+test('a method the API serves nowhere (TRACE, PROPFIND) is 405 with Allow too, never 501; on no route at all it is 404', async (t) => {
+  // fetch refuses TRACE, so node:http asks.
+  const ask = (method: string, path: string) =>
+    new Promise<{ status: number; allow?: string; body: string }>((resolve, reject) => {
+      const req = http.request(`${app.url}${path}`, { method }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, allow: res.headers.allow, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  for (const method of ['TRACE', 'PROPFIND']) {
+    const res = await ask(method, '/api/v1/packages');
+    t.is(res.status, 405, method);
+    t.is(res.allow, 'HEAD, GET, POST', method);
+    t.is(JSON.parse(res.body).code, 'method_not_allowed');
+  }
+  t.is((await ask('PROPFIND', '/api/v1/no-such-thing')).status, 404);
 });
 
 test('malformed JSON is a 400 problem, and the body never reaches the log', async (t) => {

@@ -48,6 +48,12 @@ export const problemErrors: Middleware = async (ctx, next) => {
     if (ctx.status === 404 && ctx.body === undefined) {
       sendProblem(ctx, routeNotFound(ctx.method, ctx.path));
     }
+    // The router's answer to a method a path does not serve (501 for one it knows nowhere, TRACE say):
+    // 405 with the methods it does serve in Allow, or 404 when no route has that path at all.
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      const allow = ctx.response.get('Allow');
+      sendProblem(ctx, allow ? methodNotAllowed(ctx.method, ctx.path) : routeNotFound(ctx.method, ctx.path), allow ? { Allow: allow } : {});
+    }
   } catch (err) {
     if (err instanceof DomainError) {
       sendProblem(ctx, err);

@@ -131,7 +131,8 @@ const Match = z
     snippet: z
       .object({
         text: z.string(),
-        highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets of the matched words'),
+        // A pair as an array of length 2: zod's tuple came out as OpenAPI 3.0's `items: [..]`, invalid in 3.1.
+        highlights: z.array(z.array(z.number().int()).length(2)).describe('[start, end) offsets of the matched words'),
       })
       .optional()
       .describe('A passage of the description where the query words occur'),
