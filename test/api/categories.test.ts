@@ -1,69 +1,27 @@
 import test, { type ExecutionContext } from 'ava';
-import { isProblem } from '../helpers/problem.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Auth, Reply } from '../helpers/client.ts';
-
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
+import { fieldPaths, isProblem } from '../helpers/problem.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { anonymous, as, type Auth } from '../helpers/client.ts';
+import { ISO, UUID } from '../helpers/formats.ts';
+import { unique } from '../helpers/names.ts';
+import { CATEGORIES as BASE, ORGANIZATIONS as ORGS, createGroup as createAnyGroup, groupWithMembers } from '../helpers/groups.ts';
 
 let app: TestApp;
-/**
- * Users shared by the tests (password hashing is deliberately slow): each test gives them roles only in
- * categories it creates itself.
- */
-let people: Record<'admin' | 'editor' | 'member' | 'outsider', User>;
+/** Users shared by the tests: each test gives them roles only in categories it creates itself. */
+let people: People<'admin' | 'editor' | 'member' | 'outsider'>;
 test.before(async () => {
-  app = await startTestApp();
-  const [admin, editor, member, outsider] = await Promise.all(
-    ['cat-admin', 'cat-editor', 'cat-member', 'cat-outsider'].map((name) => app.api.newUser(name)),
-  );
-  people = { admin, editor, member, outsider };
+  ({ app, people } = await startTestAppWithPeople('cat', ['admin', 'editor', 'member', 'outsider']));
 });
 test.after.always(async () => app?.stop());
 
-/** The spec calls categories "groups" in its paths. */
-const BASE = '/api/v1/groups';
-const ORGS = '/api/v1/organizations';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
 const sysadmin = (): Auth => ({ token: app.adminToken });
-const anonymous: Auth = {};
-const as = (user: User): Auth => ({ token: user.token });
-
-/** Tests in this file run concurrently: every name they create carries its own counter. */
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
 
 /** Creates a category, or with `ORGS` an organization, as the sysadmin. */
-async function createGroup(t: ExecutionContext, fields: Record<string, unknown>, base = BASE) {
-  const res = await app.api.post(base, fields, sysadmin());
-  t.is(res.status, 201, res.text);
-  return res.body as {
-    id: string;
-    name: string;
-    title: string;
-    description: string | null;
-    imageUrl: string | null;
-    state: string;
-    createdAt: string;
-    updatedAt: string;
-  };
-}
+const createGroup = (t: ExecutionContext, fields: Record<string, unknown>, base = BASE) => createAnyGroup(t, app, base, fields);
 
-/** A category with one shared user per role, added by the sysadmin. */
+/** A category with one shared user per role, added by the sysadmin (by username). */
 async function categoryWithRoles(t: ExecutionContext, prefix: string) {
-  const category = await createGroup(t, { name: unique(prefix) });
-  const { admin, editor, member } = people;
-  for (const [user, role] of [
-    [admin, 'admin'],
-    [editor, 'editor'],
-    [member, 'member'],
-  ] as const) {
-    const res = await app.api.post(`${BASE}/${category.name}/members`, { user: user.username, role }, sysadmin());
-    t.is(res.status, 201, res.text);
-  }
+  const category = await groupWithMembers(t, app, BASE, { name: unique(prefix) }, people, 'username');
   return { category, ...people };
 }
 

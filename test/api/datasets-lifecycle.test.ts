@@ -1,61 +1,36 @@
 import test, { type ExecutionContext } from 'ava';
-import { isProblem } from '../helpers/problem.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Auth, Reply } from '../helpers/client.ts';
+import { fieldPaths, isProblem } from '../helpers/problem.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { anonymous, as, type Auth, type TestUser } from '../helpers/client.ts';
+import { ISO, UUID } from '../helpers/formats.ts';
+import { ORGANIZATIONS, groupWithMembers } from '../helpers/groups.ts';
+import { unique } from '../helpers/names.ts';
 
 /**
  * The dataset lifecycle of spec §3, row by row, and resources as metadata, over HTTP. Listing, search,
  * purge and uploads are covered elsewhere.
  */
 
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
-
 let app: TestApp;
 /**
- * Users shared by the tests (password hashing is deliberately slow): each test gives them roles only in
- * organizations and categories it creates itself.
+ * Users shared by the tests: each test gives them roles only in organizations and categories it creates
+ * itself.
  */
-let people: Record<'admin' | 'editor' | 'member' | 'outsider' | 'creator', User>;
+let people: People<'admin' | 'editor' | 'member' | 'outsider' | 'creator'>;
 test.before(async () => {
-  app = await startTestApp();
-  const [admin, editor, member, outsider, creator] = await Promise.all(
-    ['ds-admin', 'ds-editor', 'ds-member', 'ds-outsider', 'ds-creator'].map((name) => app.api.newUser(name)),
-  );
-  people = { admin, editor, member, outsider, creator };
+  ({ app, people } = await startTestAppWithPeople('ds', ['admin', 'editor', 'member', 'outsider', 'creator']));
 });
 test.after.always(async () => app?.stop());
 
 const PKG = '/api/v1/packages';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const PLACEHOLDER = /^untitled-[a-z0-9]{8}$/;
 
 const sysadmin = (): Auth => ({ token: app.adminToken });
-const anonymous: Auth = {};
-const as = (user: User): Auth => ({ token: user.token });
-
-/** Tests in this file run concurrently: every name they create carries its own counter. */
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
 
 /** An organization with the shared admin, editor and member in their roles. */
-async function orgWithRoles(t: ExecutionContext, prefix = 'org') {
-  const org = await app.api.post('/api/v1/organizations', { name: unique(prefix) }, sysadmin());
-  t.is(org.status, 201, org.text);
-  for (const [user, role] of [
-    [people.admin, 'admin'],
-    [people.editor, 'editor'],
-    [people.member, 'member'],
-  ] as const) {
-    const res = await app.api.post(`/api/v1/organizations/${org.body.name}/members`, { user: user.id, role }, sysadmin());
-    t.is(res.status, 201, res.text);
-  }
-  return org.body as { id: string; name: string; title: string };
-}
+const orgWithRoles = (t: ExecutionContext, prefix = 'org') => groupWithMembers(t, app, ORGANIZATIONS, { name: unique(prefix) }, people);
 
-async function setOrgRole(t: ExecutionContext, org: string, user: User, role: 'admin' | 'editor' | 'member') {
+async function setOrgRole(t: ExecutionContext, org: string, user: TestUser, role: 'admin' | 'editor' | 'member') {
   const res = await app.api.post(`/api/v1/organizations/${org}/members`, { user: user.id, role }, sysadmin());
   t.true(res.status === 200 || res.status === 201, res.text);
 }
@@ -67,7 +42,7 @@ async function createActive(t: ExecutionContext, org: { name: string }, fields: 
   return res.body;
 }
 
-async function createDraft(t: ExecutionContext, user: User, fields: Record<string, unknown> = {}) {
+async function createDraft(t: ExecutionContext, user: TestUser, fields: Record<string, unknown> = {}) {
   const res = await app.api.post(`${PKG}/drafts`, fields, as(user));
   t.is(res.status, 201, res.text);
   return res.body;
@@ -98,12 +73,11 @@ test('POST /packages by an org editor creates an active dataset with its resourc
   const newTag = unique('fresh-tag');
   t.false(await tagExists(newTag));
 
-  const name = unique('full');
-  const body = {
-    name,
+  /** The fields the dataset keeps as they were sent. */
+  const kept = {
+    name: unique('full'),
     title: 'Air quality',
     notes: 'Hourly **readings**.',
-    ownerOrg: org.name,
     licenseId: 'cc-by-4.0',
     private: false,
     author: 'A. Author',
@@ -112,6 +86,11 @@ test('POST /packages by an org editor creates an active dataset with its resourc
     maintainerEmail: 'maintainer@example.org',
     version: '1.0',
     url: 'https://example.org/air',
+  };
+  const { name } = kept;
+  const body = {
+    ...kept,
+    ownerOrg: org.name,
     tags: [newTag, 'air'],
     groups: [category.body.name],
     resources: [link(1), { name: 'Planned upload', urlType: 'upload', format: 'tsv' }, link(3, { format: null })],
@@ -122,20 +101,10 @@ test('POST /packages by an org editor creates an active dataset with its resourc
   const ds = res.body;
   t.regex(ds.id, UUID);
   t.like(ds, {
-    name,
-    title: 'Air quality',
-    notes: 'Hourly **readings**.',
+    ...kept,
     ownerOrg: org.id,
     organization: { id: org.id, name: org.name, title: org.title },
-    licenseId: 'cc-by-4.0',
-    private: false,
     state: 'active',
-    author: 'A. Author',
-    authorEmail: 'author@example.org',
-    maintainer: 'M. Aintainer',
-    maintainerEmail: 'maintainer@example.org',
-    version: '1.0',
-    url: 'https://example.org/air',
     creatorUserId: people.editor.id,
   });
   t.deepEqual(ds.tags, ['air', newTag].sort());

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
-import { isProblem } from '../helpers/problem.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Auth, Reply } from '../helpers/client.ts';
+import { fieldPaths, isProblem } from '../helpers/problem.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { anonymous, as, type Auth, type Reply } from '../helpers/client.ts';
+import { CATEGORIES, ORGANIZATIONS, groupWithMembers } from '../helpers/groups.ts';
+import { unique } from '../helpers/names.ts';
 
 /**
  * GET /packages over HTTP: the list envelope and defaults of DESIGN §4, every parameter of the spec's
@@ -13,28 +15,18 @@ import type { Auth, Reply } from '../helpers/client.ts';
  * whether a dataset of the test's own is present or absent.
  */
 
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
-
 let app: TestApp;
-/** Shared users (password hashing is deliberately slow); each test gives them roles in its own organizations. */
-let people: Record<'editor' | 'member' | 'plain' | 'creator' | 'otherEditor', User>;
+/** Shared users; each test gives them roles in its own organizations. */
+let people: People<'editor' | 'member' | 'plain' | 'creator' | 'otherEditor'>;
 test.before(async () => {
-  app = await startTestApp();
-  const [editor, member, plain, creator, otherEditor] = await Promise.all(
-    ['ls-editor', 'ls-member', 'ls-plain', 'ls-creator', 'ls-other-editor'].map((name) => app.api.newUser(name)),
-  );
-  people = { editor, member, plain, creator, otherEditor };
+  ({ app, people } = await startTestAppWithPeople('ls', ['editor', 'member', 'plain', 'creator', 'otherEditor']));
 });
 test.after.always(async () => app?.stop());
 
 const PKG = '/api/v1/packages';
 
 const sysadmin = (): Auth => ({ token: app.adminToken });
-const anonymous: Auth = {};
-const as = (user: User): Auth => ({ token: user.token });
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
 /**
  * A random word of letters only, unlike any English word and unlike each other (the typo fallback would
  * rightly match two words sharing most of their trigrams), so keyword search finds exactly one test's datasets.
@@ -42,7 +34,6 @@ const unique = (prefix: string) => `${prefix}-${++counter}`;
 const word = () => Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('');
 
 const names = (reply: Reply) => (reply.body?.results ?? []).map((d: { name: string }) => d.name);
-const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
 
 async function list(t: ExecutionContext, query: string, auth: Auth = anonymous) {
   const res = await app.api.get(`${PKG}?${query}`, auth);
@@ -51,27 +42,18 @@ async function list(t: ExecutionContext, query: string, auth: Auth = anonymous) 
 }
 
 /** An organization with the shared editor and member in their roles. */
-async function orgWithRoles(t: ExecutionContext, prefix = 'lorg') {
-  const org = await app.api.post('/api/v1/organizations', { name: unique(prefix), title: `Title of ${prefix}` }, sysadmin());
-  t.is(org.status, 201, org.text);
-  for (const [user, role] of [
-    [people.editor, 'editor'],
-    [people.member, 'member'],
-  ] as const) {
-    const res = await app.api.post(`/api/v1/organizations/${org.body.name}/members`, { user: user.id, role }, sysadmin());
-    t.is(res.status, 201, res.text);
-  }
-  return org.body as { id: string; name: string; title: string };
-}
+const orgWithRoles = (t: ExecutionContext, prefix = 'lorg') =>
+  groupWithMembers(
+    t,
+    app,
+    ORGANIZATIONS,
+    { name: unique(prefix), title: `Title of ${prefix}` },
+    { editor: people.editor, member: people.member },
+  );
 
 /** A category the shared editor may add datasets to. */
-async function category(t: ExecutionContext) {
-  const res = await app.api.post('/api/v1/groups', { name: unique('lcat'), title: 'A category' }, sysadmin());
-  t.is(res.status, 201, res.text);
-  const m = await app.api.post(`/api/v1/groups/${res.body.name}/members`, { user: people.editor.id, role: 'member' }, sysadmin());
-  t.is(m.status, 201, m.text);
-  return res.body as { id: string; name: string; title: string };
-}
+const category = (t: ExecutionContext) =>
+  groupWithMembers(t, app, CATEGORIES, { name: unique('lcat'), title: 'A category' }, { member: people.editor });
 
 async function createActive(
   t: ExecutionContext,
@@ -92,7 +74,7 @@ async function createDraft(t: ExecutionContext, auth: Auth, fields: Record<strin
 
 const link = (name: string, format: string | null = 'csv', extra: Record<string, unknown> = {}) => ({
   name,
-  url: `https://example.org/files/${encodeURIComponent(name)}-${++counter}`,
+  url: unique(`https://example.org/files/${encodeURIComponent(name)}`),
   format,
   ...extra,
 });

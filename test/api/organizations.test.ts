@@ -1,71 +1,31 @@
 import test, { type ExecutionContext } from 'ava';
-import { isProblem } from '../helpers/problem.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Auth, Reply } from '../helpers/client.ts';
-
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
+import { fieldPaths, isProblem } from '../helpers/problem.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { anonymous, as, type Auth, type TestUser } from '../helpers/client.ts';
+import { ISO, UUID } from '../helpers/formats.ts';
+import { ORGANIZATIONS as BASE, createGroup, groupWithMembers } from '../helpers/groups.ts';
+import { unique } from '../helpers/names.ts';
 
 let app: TestApp;
 /**
- * Users shared by the tests (password hashing is deliberately slow): each test gives them roles only in
- * organizations it creates itself, and a test that counts a user's organizations registers its own user.
+ * Users shared by the tests: each test gives them roles only in organizations it creates itself, and a
+ * test that counts a user's organizations registers its own user.
  */
-let people: Record<'admin' | 'editor' | 'member' | 'outsider', User>;
+let people: People<'admin' | 'editor' | 'member' | 'outsider'>;
 test.before(async () => {
-  app = await startTestApp();
-  const [admin, editor, member, outsider] = await Promise.all(
-    ['org-admin', 'org-editor', 'org-member', 'org-outsider'].map((name) => app.api.newUser(name)),
-  );
-  people = { admin, editor, member, outsider };
+  ({ app, people } = await startTestAppWithPeople('org', ['admin', 'editor', 'member', 'outsider']));
 });
 test.after.always(async () => app?.stop());
 
-const BASE = '/api/v1/organizations';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
 const sysadmin = (): Auth => ({ token: app.adminToken });
-const anonymous: Auth = {};
-
-/** Tests in this file run concurrently: every name they create carries its own counter. */
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${++counter}`;
-
-const newUser = (prefix: string): Promise<User> => app.api.newUser(unique(prefix));
-
-const fieldPaths = (reply: Reply) => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
-
-async function createOrg(t: ExecutionContext, fields: Record<string, unknown>) {
-  const res = await app.api.post(BASE, fields, sysadmin());
-  t.is(res.status, 201, res.text);
-  return res.body as {
-    id: string;
-    name: string;
-    title: string;
-    description: string | null;
-    imageUrl: string | null;
-    state: string;
-    createdAt: string;
-    updatedAt: string;
-  };
-}
+const newUser = (prefix: string): Promise<TestUser> => app.api.newUser(unique(prefix));
+const createOrg = (t: ExecutionContext, fields: Record<string, unknown>) => createGroup(t, app, BASE, fields);
 
 /** An organization with one user per role, added by the sysadmin. */
 async function orgWithRoles(t: ExecutionContext, prefix: string) {
-  const org = await createOrg(t, { name: unique(prefix) });
-  const { admin, editor, member, outsider } = people;
-  for (const [user, role] of [
-    [admin, 'admin'],
-    [editor, 'editor'],
-    [member, 'member'],
-  ] as const) {
-    const res = await app.api.post(`${BASE}/${org.name}/members`, { user: user.id, role }, sysadmin());
-    t.is(res.status, 201, res.text);
-  }
-  return { org, admin, editor, member, outsider };
+  const org = await groupWithMembers(t, app, BASE, { name: unique(prefix) }, people);
+  return { org, ...people };
 }
-
-const as = (user: User): Auth => ({ token: user.token });
 
 // --- list -------------------------------------------------------------------------------------------
 

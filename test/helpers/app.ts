@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { QUERY_LOCK_SPACE } from '../../src/query/caller-lock.ts';
 import { startAlmanac, type RunningAlmanac } from '../../src/runtime/almanac.ts';
-import { ApiClient } from './client.ts';
+import { ApiClient, type TestUser } from './client.ts';
 import { freePort } from './ports.ts';
 
 export const ADMIN = { username: 'root', password: 'root-password-1', email: 'root@example.org' };
@@ -104,6 +104,23 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
         throw new Error(`self-checks failed (response schemas, authorization audit):\n${[...new Set(failures)].join('\n')}`);
     },
   };
+}
+
+/** The users a test file's tests share, by role: `people.editor`. */
+export type People<Role extends string> = Record<Role, TestUser>;
+
+/**
+ * Starts a test app with the users a file's tests share, registered side by side (password hashing is
+ * deliberately slow) as `<prefix>-<role>`: `('ls', ['otherEditor'])` registers `ls-other-editor`.
+ */
+export async function startTestAppWithPeople<Role extends string>(
+  prefix: string,
+  roles: readonly Role[],
+): Promise<{ app: TestApp; people: People<Role> }> {
+  const app = await startTestApp();
+  const kebab = (role: string) => role.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const users = await Promise.all(roles.map((role) => app.api.newUser(`${prefix}-${kebab(role)}`)));
+  return { app, people: Object.fromEntries(roles.map((role, i) => [role, users[i]])) as People<Role> };
 }
 
 /** Polls `check` until it holds (every 50 ms, for at most `timeoutMs`): synchronisation on a condition, never a sleep. */

@@ -7,6 +7,20 @@ export interface Auth {
   headers?: Record<string, string>;
 }
 
+/** A user registered through the API by `ApiClient.newUser`, with a session cookie and an API token. */
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+  cookie: string;
+  token: string;
+}
+
+/** No credentials at all. */
+export const anonymous: Auth = {};
+/** Calls as `user`, with their API token. */
+export const as = (user: { token: string }): Auth => ({ token: user.token });
+
 export interface Reply {
   status: number;
   headers: Headers;
@@ -53,7 +67,7 @@ export class ApiClient {
   }
 
   /** Registers a user and returns an API token for them. */
-  async newUser(username: string, password = 'password-123') {
+  async newUser(username: string, password = 'password-123'): Promise<TestUser> {
     const reg = await this.post('/api/v1/auth/register', { username, email: `${username}@example.org`, password });
     if (reg.status !== 201) throw new Error(`register ${username}: ${reg.status} ${reg.text}`);
     const { cookie } = await this.login(username, password);

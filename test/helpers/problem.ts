@@ -8,3 +8,6 @@ export function isProblem(t: ExecutionContext, reply: Reply, status: number, cod
   t.like(reply.body, { type: `https://almanac.dev/problems/${code}`, status, code });
   t.is(typeof reply.body?.title, 'string');
 }
+
+/** The field paths a validation or conflict problem names, sorted. */
+export const fieldPaths = (reply: Reply): string[] => (reply.body?.errors ?? []).map((e: { path: string }) => e.path).sort();
