@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
-import { previewKey } from '../src/storage/keys.ts';
+import { servedPreviewKey, type PreviewRecord } from '../src/domain/pipeline/preview-record.ts';
 import { buildCsv } from './pipeline.ts';
 import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
 
@@ -59,7 +59,9 @@ export async function benchQuery() {
 
     // The very Parquet file the service queries, for the raw DuckDB baseline.
     const parquet = path.join(engines.dir, 'raw.parquet');
-    await fsp.writeFile(parquet, Buffer.concat(await (await almanac.services.storage.read(previewKey(id))).toArray()));
+    const record = (await (await fetch(`${base}/resources/${id}`, { headers })).json()) as { extras: { preview: PreviewRecord } };
+    const previewObject = servedPreviewKey(id, record.extras.preview);
+    await fsp.writeFile(parquet, Buffer.concat(await (await almanac.services.storage.read(previewObject)).toArray()));
     const duck = await DuckDBInstance.create(':memory:');
     const conn = await duck.connect();
     await conn.run(`CREATE VIEW data AS SELECT * FROM read_parquet('${parquet}')`);

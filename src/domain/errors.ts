@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   malformed_body: { status: 400, title: 'Malformed request body' },
   invalid_multipart: { status: 400, title: 'Invalid multipart body' },
   upload_missing_file: { status: 400, title: 'No file' },
+  upload_size_mismatch: { status: 400, title: 'Upload size mismatch' },
   unsupported_filter: { status: 400, title: 'Unsupported filter' },
   publish_requirements_missing: { status: 400, title: 'Publish requirements missing' },
   not_queryable: { status: 400, title: 'Not queryable' },
@@ -30,6 +31,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   query_timeout: { status: 408, title: 'Query timeout' },
   conflict: { status: 409, title: 'Conflict' },
+  upload_session_closed: { status: 409, title: 'Upload URL no longer in use' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   upload_too_large: { status: 413, title: 'Upload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -112,6 +114,17 @@ export const publishRequirementsMissing = (missing: FieldError[]) =>
 export const uploadTooLarge = (maxBytes: number) =>
   new DomainError('upload_too_large', `Files larger than ${maxBytes} bytes cannot be uploaded here.`);
 export const uploadUrlExpired = () => new DomainError('upload_url_expired', 'This upload URL has expired; ask for a new one.');
+/** `got` is null when the body ran past the declared size (it is not read further). */
+export const uploadSizeMismatch = (got: number | null, declared: number) =>
+  new DomainError(
+    'upload_size_mismatch',
+    `The upload URL was issued for ${declared} bytes, but ${got === null ? 'more' : got} ${got === 1 ? 'was' : 'were'} sent; ask for a new URL with the right size.`,
+  );
+export const uploadSessionClosed = () =>
+  new DomainError(
+    'upload_session_closed',
+    'This upload URL takes no more bytes: its upload was completed or replaced by a newer upload URL, or the resource was deleted. Ask for a new URL.',
+  );
 export const invalidSignature = () => new DomainError('invalid_signature', 'This upload URL is not valid: its signature does not match.');
 export const noPreview = () => new DomainError('no_preview', 'There is no preview of this resource yet; the pipeline makes one.');
 export const notText = (format: string | null | undefined) =>

@@ -1,11 +1,27 @@
 /**
- * Object keys, derived from ids only, so a retried upload or pipeline step overwrites its own object.
- * Everything of one resource shares a prefix, so deleting a resource is one prefix removal.
+ * Object keys, derived from ids only, so a retried write replaces its own object instead of adding another.
+ * Everything of one resource shares a prefix, so deleting a resource is one prefix removal, and the
+ * orphan sweeper can tell from a key alone which record it belongs to.
  */
 export const resourcePrefix = (resourceId: string) => `resources/${resourceId}/`;
-/** The uploaded bytes, or for a link the pipeline's capped copy of the remote file. */
+/**
+ * A link's bytes as the pipeline fetched them (capped), so later steps never go back to the remote host.
+ * Uploads completed before upload sessions existed also live here.
+ */
 export const sourceKey = (resourceId: string) => `${resourcePrefix(resourceId)}source`;
-/** The typed Parquet preview of a CSV/TSV resource. */
-export const previewKey = (resourceId: string) => `${resourcePrefix(resourceId)}preview.parquet`;
+/**
+ * The bytes of one upload session (one upload URL, or one proxied upload). Nothing reads them until
+ * completion verifies them and makes this key the resource's file, so an abandoned or half-finished upload
+ * never replaces a good file.
+ */
+export const uploadKey = (resourceId: string, session: string) => `${resourcePrefix(resourceId)}uploads/${session}`;
+/** The typed Parquet preview one pipeline run made; the resource's record names the one being served. */
+export const previewKey = (resourceId: string, runId: string) => `${resourcePrefix(resourceId)}previews/${runId}.parquet`;
 /** Plain text extracted from the head of the file, for the contents search index. */
 export const contentsKey = (resourceId: string) => `${resourcePrefix(resourceId)}contents.txt`;
+
+/** The resource a key belongs to, or null for a key outside the resources' prefixes. */
+export function resourceIdOfKey(key: string): string | null {
+  const match = /^resources\/([^/]+)\//.exec(key);
+  return match ? match[1]! : null;
+}

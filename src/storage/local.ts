@@ -3,7 +3,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ObjectNotFoundError, type ByteRange, type ObjectStat, type ObjectStore, type PresignedRequest } from './object-store.ts';
+import {
+  ObjectNotFoundError,
+  type ByteRange,
+  type ListedObject,
+  type ObjectStat,
+  type ObjectStore,
+  type PresignedRequest,
+} from './object-store.ts';
 import { signPut, verifyPut, type PresentedPut, type PutVerdict } from './signing.ts';
 import { assertByteRange, assertPresignExpiry, assertSafeKey, assertSafePrefix } from './validation.ts';
 
@@ -120,13 +127,24 @@ export class LocalObjectStore implements ObjectStore {
     await this.pruneEmptyFolders(path.dirname(file));
   }
 
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    for (const key of await this.keysUnder(prefix)) {
+      const stats = await fs.stat(this.pathOf(key)).catch(nullWhenMissing);
+      if (stats?.isFile()) yield { key, size: stats.size, lastModified: stats.mtime };
+    }
+  }
+
   async removePrefix(prefix: string) {
+    for (const key of await this.keysUnder(prefix)) await this.remove(key);
+  }
+
+  private async keysUnder(prefix: string) {
     assertSafePrefix(prefix);
     // Only the folder the prefix's complete segments name can hold matching keys.
     const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     const keys: string[] = [];
     await collectKeys(path.join(this.root, ...base.split('/').filter(Boolean)), base, prefix, keys);
-    for (const key of keys) await this.remove(key);
+    return keys;
   }
 
   async presignPut(key: string, options: { contentType: string; expiresInSeconds: number }): Promise<PresignedRequest> {

@@ -14,6 +14,13 @@ export interface ObjectStat {
   contentType: string | null;
 }
 
+/** One object as a listing shows it. */
+export interface ListedObject {
+  key: string;
+  size: number;
+  lastModified: Date;
+}
+
 /** Inclusive byte offsets, as in HTTP Range. */
 export interface ByteRange {
   start: number;
@@ -46,6 +53,8 @@ export interface ObjectStore {
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** Removes the object; nothing there is fine. */
   remove(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, in no promised order; objects written meanwhile may or may not show. */
+  list(prefix: string): AsyncIterable<ListedObject>;
   /** Removes every object whose key starts with `prefix`. */
   removePrefix(prefix: string): Promise<void>;
   /** A PUT the client can make without credentials until `expiresInSeconds` from now. */

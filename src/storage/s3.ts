@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client, S3Error } from 'minio';
-import { ObjectNotFoundError, type ByteRange, type ObjectStat, type ObjectStore, type PresignedRequest } from './object-store.ts';
+import { ObjectNotFoundError, type ByteRange, type ListedObject, type ObjectStat, type ObjectStore, type PresignedRequest } from './object-store.ts';
 import { assertByteRange, assertPresignExpiry, assertSafeKey, assertSafePrefix } from './validation.ts';
 
 export interface S3Settings {
@@ -134,6 +134,13 @@ export class S3ObjectStore implements ObjectStore {
     assertSafeKey(key);
     // S3 answers a delete of a missing key with success.
     await this.client.removeObject(this.bucket, key);
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    assertSafePrefix(prefix);
+    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
+      if (item.name !== undefined) yield { key: item.name, size: item.size, lastModified: item.lastModified };
+    }
   }
 
   async removePrefix(prefix: string) {

@@ -173,7 +173,16 @@ function uploadMultipart(site: Site, id: string, bytes: Buffer, filename: string
 const read = (site: Site, id: string, what: string, options: { user?: User; headers?: Record<string, string> } = {}) =>
   call(resourceUrl(site, id, what), { headers: { ...bearer(options.user), ...options.headers } });
 
-const stat = (site: Site, id: string, name = 'source') => site.app.almanac.services.storage.stat(`resources/${id}/${name}`);
+/** Keys of the resource's objects by kind: its bytes (completed, or an upload session's), its previews, its text. */
+const OBJECT_KINDS = { source: /\/(source|uploads\/[^/]+)$/, preview: /\/previews\/[^/]+\.parquet$/, contents: /\/contents\.txt$/ };
+
+/** The resource's stored object of a kind, or null when it has none. */
+async function stat(site: Site, id: string, kind: keyof typeof OBJECT_KINDS = 'source') {
+  for await (const object of site.app.almanac.services.storage.list(`resources/${id}/`)) {
+    if (OBJECT_KINDS[kind].test(object.key)) return object;
+  }
+  return null;
+}
 
 /** The resources of a new dataset of the site's editor, in a new org where the member is a member. */
 async function newDataset(t: ExecutionContext, site: Site, resources: object[], options: { private?: boolean } = {}) {
@@ -853,14 +862,14 @@ for (const store of STORES) {
     t.is((await uploadRaw(site, id, MEASUREMENTS)).status, 200);
     assertSucceeded(t, id, await settledPipeline(site, id));
     t.truthy(await stat(site, id, 'source'));
-    t.truthy(await stat(site, id, 'preview.parquet'));
-    t.truthy(await stat(site, id, 'contents.txt'));
+    t.truthy(await stat(site, id, 'preview'));
+    t.truthy(await stat(site, id, 'contents'));
 
     const res = await site.app.api.delete(`${V1}/resources/${id}`, as(site.editor));
     t.is(res.status, 204, res.text);
     t.is(await stat(site, id, 'source'), null);
-    t.is(await stat(site, id, 'preview.parquet'), null);
-    t.is(await stat(site, id, 'contents.txt'), null);
+    t.is(await stat(site, id, 'preview'), null);
+    t.is(await stat(site, id, 'contents'), null);
     isProblem(t, await read(site, id, 'download'), 404, 'not_found');
   });
 
@@ -892,8 +901,8 @@ for (const store of STORES) {
     const handle = site.app.almanac.services.jobs.client.workflow.getHandle(`pipeline-${id}`);
     await Promise.race([handle.result().catch(() => undefined), sleep(PIPELINE_DEADLINE_MS)]);
     t.is(await stat(site, id, 'source'), null);
-    t.is(await stat(site, id, 'preview.parquet'), null, 'the preview step wrote its Parquet after the resource and its files were deleted');
-    t.is(await stat(site, id, 'contents.txt'), null);
+    t.is(await stat(site, id, 'preview'), null, 'the preview step wrote its Parquet after the resource and its files were deleted');
+    t.is(await stat(site, id, 'contents'), null);
   });
 
   // 11. Re-upload ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import test, { type ExecutionContext } from 'ava';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { previewKey, resourcePrefix, sourceKey } from '../../src/storage/keys.ts';
+import { contentsKey, previewKey, resourcePrefix, sourceKey, uploadKey } from '../../src/storage/keys.ts';
 import { LocalObjectStore } from '../../src/storage/local.ts';
 import { assertSafeKey, InvalidObjectKeyError } from '../../src/storage/validation.ts';
 
@@ -97,7 +97,7 @@ test('objects are plain files at their key path, and removing a resource leaves 
   await store.ensureReady();
   const id = randomUUID();
   await store.put(sourceKey(id), Readable.from([Buffer.from('a,b\n')]), { contentType: 'text/csv' });
-  await store.put(previewKey(id), Readable.from([Buffer.from('PAR1')]));
+  await store.put(previewKey(id, randomUUID()), Readable.from([Buffer.from('PAR1')]));
   t.is(await fs.readFile(path.join(dir, 'files', 'resources', id, 'source'), 'utf8'), 'a,b\n');
   await store.removePrefix(resourcePrefix(id));
   t.deepEqual(await fs.readdir(path.join(dir, 'files')), []);
@@ -116,7 +116,8 @@ test('escaping keys are refused before anything touches the disk', async (t) => 
 
 test('the rules accept every key the catalog makes and refuse the rest with a reason', (t) => {
   const id = randomUUID();
-  for (const key of [sourceKey(id), previewKey(id), 'a', 'a/b c/ü.csv']) t.notThrows(() => assertSafeKey(key), key);
+  for (const key of [sourceKey(id), uploadKey(id, 'a1b2c3'), previewKey(id, randomUUID()), contentsKey(id), 'a', 'a/b c/ü.csv'])
+    t.notThrows(() => assertSafeKey(key), key);
   const reasons: Array<[string, RegExp]> = [
     ['', /empty/],
     ['/abs', /absolute/],

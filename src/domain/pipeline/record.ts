@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { contentsKey } from '../../storage/keys.ts';
+import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
 
 /**
  * The pipeline's own account of a resource, kept in `resources.extras` (DESIGN §4): `pipeline` (status
@@ -50,9 +52,26 @@ async function mergeExtras(em: EntityManager, resourceId: string, patch: Record<
   return rows.length > 0;
 }
 
-/** Before the workflow starts: the previous results no longer describe the bytes. */
+/**
+ * Before the workflow starts. What earlier runs made (preview, schema, text) stays served until the new run
+ * replaces it: a re-run over the same bytes never leaves the resource unqueryable in between. New bytes
+ * or a new link call `invalidateOutputs` first.
+ */
 export async function markQueued(em: EntityManager, resourceId: string, workflowId: string) {
-  await mergeExtras(em, resourceId, { pipeline: queuedRecord(workflowId), queryable: false, preview: null, detected: null });
+  await mergeExtras(em, resourceId, { pipeline: queuedRecord(workflowId) });
+}
+
+/**
+ * The resource's bytes changed (a new file, another link): what the pipeline made of the old ones no
+ * longer describes it, so it stops being served at once. Returns the objects that held it, for removal.
+ */
+export async function invalidateOutputs(em: EntityManager, resourceId: string): Promise<string[]> {
+  const [row] = await em.execute<{ preview: PreviewRecord | null }[]>(
+    `update resources r set extras = r.extras || ?::jsonb, updated_at = now() from resources old
+     where r.id = ? and old.id = r.id returning old.extras->'preview' as preview`,
+    [JSON.stringify({ queryable: false, preview: null, detected: null, contents: null }), resourceId],
+  );
+  return row?.preview ? [servedPreviewKey(resourceId, row.preview), contentsKey(resourceId)] : [contentsKey(resourceId)];
 }
 
 /** The run takes over the record; false when the resource is gone. */
@@ -72,7 +91,7 @@ export async function markStarted(
     error: null,
     steps: pendingSteps(steps),
   };
-  return mergeExtras(em, resourceId, { pipeline: record, queryable: false, preview: null, detected: null });
+  return mergeExtras(em, resourceId, { pipeline: record });
 }
 
 /**

@@ -10,6 +10,8 @@ import { Dataset, Resource } from '../../entities/index.ts';
 import type { SearchServices } from '../../search/search-services.ts';
 import { syncDatasetSearch } from '../../search/sync.ts';
 import { contentsKey, previewKey, resourcePrefix, sourceKey } from '../../storage/keys.ts';
+import { liveSourceKey } from '../resources/stored-objects.ts';
+import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
 import { buildTabularPreview, detectFormat, extractText, type DetectedFormat } from '../../tabular/index.ts';
@@ -166,11 +168,12 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
 
 /** What the content is, whatever the name or declared format says. */
 export async function inspectStep(deps: StepDeps, resourceId: string, runId: string): Promise<DetectedFormat> {
+  const previous = await servedPreview(deps, resourceId);
   const { detected } = await step(deps, resourceId, runId, 'inspect', () =>
     withWorkDir(async (dir) => {
       const resource = await loadResource(deps.em, resourceId);
       if (!resource) throw new PipelineError('The resource was deleted.');
-      const { file } = await downloadHead(deps.storage, sourceKey(resourceId), SNIFF_BYTES, dir);
+      const { file } = await downloadHead(deps.storage, liveSourceKey(resource), SNIFF_BYTES, dir);
       const upload = resource.extras.upload as { filename?: string } | undefined;
       const found = await detectFormat(file, {
         filename: upload?.filename ?? (resource.url ? new URL(resource.url).pathname : null),
@@ -184,34 +187,60 @@ export async function inspectStep(deps: StepDeps, resourceId: string, runId: str
         { id: resourceId, mimetype: { $in: [null, 'application/octet-stream'] } },
         { mimetype: found.mimetype },
       );
-      return { detected: { ...found, text: isTextFormat(found) } };
+      // Not a table after all (same bytes, newer rules): an earlier preview stops being served.
+      const noPreview = found.tabular ? {} : { preview: null, queryable: false };
+      return { detected: { ...found, text: isTextFormat(found) }, ...noPreview };
     }),
   );
+  if (!detected.tabular) await retirePreview(deps, resourceId, previous, null);
   return detected;
 }
 
-/** The typed Parquet preview and its schema, from at most the first PREVIEW_MAX_BYTES of a CSV/TSV. */
+/** The preview served before this run, read before the run replaces it. */
+async function servedPreview(deps: StepDeps, resourceId: string) {
+  const [row] = await deps.em.execute<{ preview: PreviewRecord | null }[]>(
+    `select extras->'preview' as preview from resources where id = ?`,
+    [resourceId],
+  );
+  return row?.preview ?? null;
+}
+
+/** Removes the object of a preview no longer served (`kept` is the one that is); the sweeper catches a removal lost to a crash. */
+async function retirePreview(deps: StepDeps, resourceId: string, previous: PreviewRecord | null, kept: string | null) {
+  if (previous && servedPreviewKey(resourceId, previous) !== kept) await deps.storage.remove(servedPreviewKey(resourceId, previous));
+}
+
+/**
+ * The typed Parquet preview and its schema, from at most the first PREVIEW_MAX_BYTES of a CSV/TSV. It
+ * goes to this run's own object, and the record switches to it in one statement when the step succeeds:
+ * until then the previous preview is served, so a re-run never leaves the resource unqueryable.
+ */
 export async function previewStep(deps: StepDeps, resourceId: string, runId: string, tabular: 'csv' | 'tsv') {
   const maxBytes = deps.config.pipeline.previewMaxBytes;
+  const previous = await servedPreview(deps, resourceId);
+  const key = previewKey(resourceId, runId);
   await step(deps, resourceId, runId, 'preview', () =>
     withWorkDir(async (dir) => {
+      const resource = await loadResource(deps.em, resourceId);
+      if (!resource) throw new PipelineError('The resource was deleted.');
       // A little past the limit, so the cut can tell whether the limit fell exactly on a row's end.
-      const { file, size } = await downloadHead(deps.storage, sourceKey(resourceId), maxBytes + 64 * 1024, dir);
+      const { file, size } = await downloadHead(deps.storage, liveSourceKey(resource), maxBytes + 64 * 1024, dir);
       deps.heartbeat();
       const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
       deps.heartbeat();
       await assertCurrentRun(deps, resourceId, runId);
-      await deps.storage.put(previewKey(resourceId), fs.createReadStream(built.parquetPath), {
+      await deps.storage.put(key, fs.createReadStream(built.parquetPath), {
         contentType: 'application/vnd.apache.parquet',
       });
       await removeIfDeleted(deps, resourceId);
       const schema = { ...built.schema, previewTruncated: built.schema.previewTruncated || size > maxBytes + 64 * 1024 };
       return {
-        preview: { schema, encoding: built.encoding, dialect: built.dialect, sourceBytes: size, createdAt: new Date().toISOString() },
+        preview: { key, schema, encoding: built.encoding, dialect: built.dialect, sourceBytes: size, createdAt: new Date().toISOString() },
         queryable: true,
       };
     }),
   );
+  await retirePreview(deps, resourceId, previous, key);
 }
 
 /**
@@ -224,12 +253,14 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
       let text: string;
       if (tabular) {
         const parquetPath = path.join(dir, 'preview.parquet');
-        await pump(await deps.storage.read(previewKey(resourceId)), fs.createWriteStream(parquetPath));
+        await pump(await deps.storage.read(previewKey(resourceId, runId)), fs.createWriteStream(parquetPath));
         const resource = await loadResource(deps.em, resourceId);
-        const header = (resource?.extras.preview as { dialect?: { header?: boolean } } | null)?.dialect?.header ?? true;
+        const header = (resource?.extras.preview as PreviewRecord | null)?.dialect?.header ?? true;
         text = await extractText({ parquetPath, maxBytes: CONTENTS_BYTES, includeHeader: header });
       } else {
-        const { file } = await downloadHead(deps.storage, sourceKey(resourceId), CONTENTS_BYTES, dir);
+        const resource = await loadResource(deps.em, resourceId);
+        if (!resource) throw new PipelineError('The resource was deleted.');
+        const { file } = await downloadHead(deps.storage, liveSourceKey(resource), CONTENTS_BYTES, dir);
         // A character cut at the limit is dropped, not kept as a replacement mark.
         text = new TextDecoder('utf-8').decode(await fsp.readFile(file), { stream: true });
       }

@@ -3,6 +3,7 @@ import { localPreview } from '../../query/preview-cache.ts';
 import { withCallerLock } from '../../query/caller-lock.ts';
 import { QueryError, runSandboxedQuery } from '../../query/sandbox.ts';
 import type { Actor } from '../actor.ts';
+import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { DomainContext } from '../context.ts';
 import { notQueryable, queryFailed, queryTooLong, tooManyRequests } from '../errors.ts';
 import { loadVisibleResource } from './resources.ts';
@@ -19,14 +20,14 @@ export const queryCaller = (actor: Actor, clientIp: string) => actor.userId ?? `
  */
 export async function queryResource(ctx: DomainContext, actor: Actor, id: string, sql: string, caller: string) {
   const { resource } = await loadVisibleResource(ctx, actor, id, true);
-  const preview = resource.extras.preview as { createdAt?: string } | null | undefined;
+  const preview = resource.extras.preview as PreviewRecord | null | undefined;
   if (resource.extras.queryable !== true || !preview?.createdAt) {
     throw notQueryable();
   }
   if (sql.length > MAX_SQL_CHARS) {
     throw queryTooLong(MAX_SQL_CHARS);
   }
-  const file = await localPreview(ctx.storage, path.join(ctx.config.dataDir, 'query-cache'), resource.id, preview.createdAt);
+  const file = await localPreview(ctx.storage, path.join(ctx.config.dataDir, 'query-cache'), servedPreviewKey(resource.id, preview));
   const outcome = await withCallerLock(ctx.em, caller, async () => {
     try {
       return await runSandboxedQuery(file, sql);

@@ -8,6 +8,9 @@ import type { DomainContext } from '../context.ts';
 import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
+import { invalidateOutputs } from '../pipeline/record.ts';
+import { startPipeline } from '../pipeline/start.ts';
+import { sourceKey } from '../../storage/keys.ts';
 import { removeResourceFiles } from './file-removal.ts';
 import { presentResource } from './present.ts';
 
@@ -91,13 +94,18 @@ export async function addResource(ctx: DomainContext, actor: Actor, datasetId: s
   return presentResource(resource);
 }
 
-/** PUT: a full replacement of the client's fields; extras, size and hash stay the system's. */
+/**
+ * PUT: a full replacement of the client's fields; extras, size and hash stay the system's. Another link,
+ * or another declared format, changes what the resource is: what the pipeline made of it stops being
+ * served at once (preview, schema, file text), and a resource the pipeline had processed is processed again.
+ */
 export async function replaceResource(ctx: DomainContext, actor: Actor, id: string, input: ResourceInput) {
   const errors = resourceInputErrors(input);
   if (errors.length) throw validationFailed(errors);
   const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
+  const before = { url: resource.url ?? null, urlType: resource.urlType, format: resource.format ?? null };
   resource.name = input.name ?? null;
   resource.description = input.description ?? null;
   if (input.urlType === 'link' || resource.urlType === 'link') resource.url = input.url ?? null;
@@ -105,17 +113,33 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   resource.format = input.format?.trim().toUpperCase() || null;
   resource.mimetype = input.mimetype ?? null;
   await flushResources(ctx);
+  const changed = before.url !== (resource.url ?? null) || before.urlType !== resource.urlType || before.format !== resource.format;
+  if (changed) await reprocess(ctx, resource, before.urlType === 'link' && before.url !== (resource.url ?? null));
   await syncIfSearchable(ctx, dataset);
+  await ctx.em.refresh(resource);
   return presentResource(resource);
 }
 
-/** Files first: if removing them fails the request can be repeated, and no row is left without its file. */
+/** The outputs of the old bytes go (with the copy of the old link when `linkChanged`); the pipeline runs again if it ever ran. */
+async function reprocess(ctx: DomainContext, resource: Resource, linkChanged: boolean) {
+  const stale = await invalidateOutputs(ctx.em, resource.id);
+  await Promise.all([...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])].map((key) => ctx.storage.remove(key)));
+  await ctx.em.refresh(resource);
+  if (resource.extras.pipeline && resource.url) await startPipeline(ctx, resource.id);
+}
+
+/**
+ * Files first: if removing them fails the request can be repeated, and no row is left without its file.
+ * Once the row is gone they are removed again: a write that landed in between (a pipeline step, an
+ * upload) is not left behind; later ones find no row and remove their own bytes.
+ */
 export async function deleteResource(ctx: DomainContext, actor: Actor, id: string) {
   const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
   await removeResourceFiles(ctx.storage, [resource.id]);
   await ctx.em.nativeDelete(Resource, { id: resource.id });
+  await removeResourceFiles(ctx.storage, [resource.id]);
   await syncIfSearchable(ctx, dataset);
 }
 

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { countResources, deleteResource, getResource, replaceResource, resourceFormats } from '../../../domain/resources/resources.ts';
-import {
-  completeUpload,
-  issueUploadUrl,
-  openDownload,
-  openPreview,
-  openText,
-  pipelineStatus,
-  resourceSchema,
-  runPipeline,
-  uploadThroughApi,
-} from '../../../domain/resources/files.ts';
+import { openDownload, openPreview, openText, pipelineStatus, resourceSchema, runPipeline } from '../../../domain/resources/files.ts';
+import { completeUpload, issueUploadUrl, uploadThroughApi } from '../../../domain/resources/uploads.ts';
 import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { acceptSignedUpload } from '../../../domain/resources/files.ts';
+import { acceptSignedUpload } from '../../../domain/resources/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 
 /** The local store's presigned uploads land here (S3/MinIO take theirs directly). */
