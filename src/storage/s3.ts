@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client, S3Error } from 'minio';
-import { ObjectNotFoundError, type ByteRange, type ListedObject, type ObjectStat, type ObjectStore, type PresignedRequest } from './object-store.ts';
+import {
+  ObjectNotFoundError,
+  type ByteRange,
+  type ListedObject,
+  type ObjectStat,
+  type ObjectStore,
+  type PresignedRequest,
+} from './object-store.ts';
 import { assertByteRange, assertPresignExpiry, assertSafeKey, assertSafePrefix } from './validation.ts';
 
 export interface S3Settings {
