@@ -4,8 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { seedMcpCatalog, type McpFixture } from './fixtures.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { CSV_QUERY, MCP_TOOL_NAMES, startAppWithMcpCatalog, type McpFixture } from './fixtures.ts';
 
 /**
  * /api/mcp through the MCP Inspector's CLI mode (npm `@modelcontextprotocol/inspector`, an exact dev
@@ -20,8 +20,7 @@ let fx: McpFixture;
 let home: string;
 
 test.before(async () => {
-  app = await startTestApp();
-  fx = await seedMcpCatalog(app);
+  ({ app, fx } = await startAppWithMcpCatalog());
   // The CLI keeps a catalog and storage under ~/.mcp-inspector: give it a home of its own.
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-inspector-'));
 });
@@ -69,16 +68,7 @@ const call = (tool: string, toolArgs: string[], token?: string) =>
 test.serial('tools/list names the eight read-only tools', async (t) => {
   const { code, result, stderr } = await inspector(['--method', 'tools/list']);
   t.is(code, 0, stderr);
-  t.deepEqual(result.tools.map((tool: { name: string }) => tool.name).sort(), [
-    'get_dataset',
-    'get_resource',
-    'get_resource_schema',
-    'list_groups',
-    'list_organizations',
-    'list_tags',
-    'query_resource',
-    'search_datasets',
-  ]);
+  t.deepEqual(result.tools.map((tool: { name: string }) => tool.name).sort(), MCP_TOOL_NAMES);
   for (const tool of result.tools) t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
 });
 
@@ -91,7 +81,7 @@ test.serial('tools/call: search finds the dataset, the schema names its table, t
   t.is(schema.code, 0, schema.stderr);
   t.like(schema.result.structuredContent, { table: 'data', exampleQuery: 'SELECT city, "avg temp", note FROM data LIMIT 10' });
 
-  const query = await call('query_resource', [`id=${fx.csvId}`, 'sql=SELECT city, note FROM data ORDER BY city']);
+  const query = await call('query_resource', [`id=${fx.csvId}`, `sql=${CSV_QUERY}`]);
   t.is(query.code, 0, query.stderr);
   t.regex(
     query.result.content[0].text,

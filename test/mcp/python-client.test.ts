@@ -1,8 +1,8 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { seedMcpCatalog, type McpFixture } from './fixtures.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { CSV_QUERY, csvQueryMarkdown, MCP_TOOL_NAMES, startAppWithMcpCatalog, type McpFixture } from './fixtures.ts';
 
 /**
  * /api/mcp through a client we did not write: the official Python SDK (PyPI `mcp`, pinned in test/helpers/tools.ts),
@@ -32,8 +32,7 @@ let app: TestApp;
 let fx: McpFixture;
 
 test.before(async () => {
-  app = await startTestApp();
-  fx = await seedMcpCatalog(app);
+  ({ app, fx } = await startAppWithMcpCatalog());
 });
 test.after.always(async () => app?.stop());
 
@@ -62,16 +61,7 @@ test.serial('initialize negotiates with the almanac server; tools/list names the
   // The newest version the pinned Python SDK offers in the initialize handshake, which the server speaks.
   t.is(session.protocolVersion, '2025-11-25');
   t.regex(session.instructions ?? '', /search_datasets/);
-  t.deepEqual(session.tools.map((tool) => tool.name).sort(), [
-    'get_dataset',
-    'get_resource',
-    'get_resource_schema',
-    'list_groups',
-    'list_organizations',
-    'list_tags',
-    'query_resource',
-    'search_datasets',
-  ]);
+  t.deepEqual(session.tools.map((tool) => tool.name).sort(), MCP_TOOL_NAMES);
   for (const tool of session.tools) {
     t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
     t.truthy(tool.description, `${tool.name} is described`);
@@ -88,7 +78,7 @@ test.serial('every tool answers: search, dataset, resource, schema, query as a M
     ['get_resource', { id: fx.linkId }],
     ['get_resource_schema', { id: fx.csvId }],
     ['query_resource', { id: fx.csvId, sql: example }],
-    ['query_resource', { id: fx.csvId, sql: 'SELECT city, note FROM data ORDER BY city' }],
+    ['query_resource', { id: fx.csvId, sql: CSV_QUERY }],
     ['list_organizations', { limit: 1, offset: 0 }],
     ['list_organizations', { limit: 1, offset: 1 }],
     ['list_groups', {}],
@@ -107,18 +97,7 @@ test.serial('every tool answers: search, dataset, resource, schema, query as a M
   t.is(schema.exampleQuery, example);
   t.is(exampleQuery.rowCount, 3);
   // The pipe in a value is escaped and the line break inside a quoted CSV field becomes <br>.
-  t.is(
-    calls[6]!.text,
-    [
-      '| city | note |',
-      '| --- | --- |',
-      '| Cairo | hot |',
-      '| Lisbon | sunny<br>mostly |',
-      '| Oslo | cold\\|dark |',
-      '',
-      `3 rows, ${query.elapsedMs} ms`,
-    ].join('\n'),
-  );
+  t.is(calls[6]!.text, csvQueryMarkdown(query.elapsedMs));
   t.like(query, { rowCount: 3, truncated: false });
   t.is(orgs1.count, 2);
   t.deepEqual(

@@ -2,8 +2,8 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
-import { seedMcpCatalog, type McpFixture } from './fixtures.ts';
+import { queryRunning, until, type TestApp } from '../helpers/app.ts';
+import { CSV_QUERY, csvQueryMarkdown, MCP_TOOL_NAMES, startAppWithMcpCatalog, type McpFixture } from './fixtures.ts';
 
 /**
  * /api/mcp through the official TypeScript SDK client: initialize, tools/list, every tool, paging,
@@ -14,8 +14,7 @@ let app: TestApp;
 let fx: McpFixture;
 
 test.before(async () => {
-  app = await startTestApp();
-  fx = await seedMcpCatalog(app);
+  ({ app, fx } = await startAppWithMcpCatalog());
 });
 test.after.always(async () => app?.stop());
 
@@ -36,16 +35,7 @@ test.serial('initialize names the server; tools/list has the eight read-only too
   t.is(client.getServerVersion()?.name, 'almanac');
   t.regex(client.getInstructions() ?? '', /search_datasets/);
   const { tools } = await client.listTools();
-  t.deepEqual(tools.map((tool) => tool.name).sort(), [
-    'get_dataset',
-    'get_resource',
-    'get_resource_schema',
-    'list_groups',
-    'list_organizations',
-    'list_tags',
-    'query_resource',
-    'search_datasets',
-  ]);
+  t.deepEqual(tools.map((tool) => tool.name).sort(), MCP_TOOL_NAMES);
   for (const tool of tools) {
     t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
     t.truthy(tool.description, `${tool.name} is described`);
@@ -90,20 +80,9 @@ test.serial('the agent path: search → get_dataset → get_resource → get_res
   t.falsy(example.isError, text(example));
   const answer = await client.callTool({
     name: 'query_resource',
-    arguments: { id: fx.csvId, sql: 'SELECT city, note FROM data ORDER BY city' },
+    arguments: { id: fx.csvId, sql: CSV_QUERY },
   });
-  t.is(
-    text(answer),
-    [
-      '| city | note |',
-      '| --- | --- |',
-      '| Cairo | hot |',
-      '| Lisbon | sunny<br>mostly |',
-      '| Oslo | cold\\|dark |',
-      '',
-      '3 rows, ' + structured<{ elapsedMs: number }>(answer).elapsedMs + ' ms',
-    ].join('\n'),
-  );
+  t.is(text(answer), csvQueryMarkdown(structured<{ elapsedMs: number }>(answer).elapsedMs));
   t.like(structured(answer), { rowCount: 3, truncated: false });
   await client.close();
 });
