@@ -45,20 +45,14 @@ const found = async (q: string) =>
     match?: { keyword: boolean; semantic: Array<{ index: string; resourceId?: string }> };
   }>;
 
+/** Creates a dataset of sync-org as the sysadmin. */
+const createDataset = (fields: Record<string, unknown>) =>
+  app.api.post(`${API}/packages`, { ownerOrg: 'sync-org', licenseId: 'cc-by-4.0', ...fields }, admin);
+
 const waitForPipeline = (resourceId: string) => settledPipeline(app.api, resourceId, admin, { succeeded: true });
 
 test.serial('publish, update, delete, restore and purge keep points and vectors in line with the row', async (t) => {
-  const created = await app.api.post(
-    `${API}/packages`,
-    {
-      name: 'bee-colonies',
-      title: 'Honey Bee Colony Losses',
-      ownerOrg: 'sync-org',
-      licenseId: 'cc-by-4.0',
-      notes: 'Annual losses of managed hives.',
-    },
-    admin,
-  );
+  const created = await createDataset({ name: 'bee-colonies', title: 'Honey Bee Colony Losses', notes: 'Annual losses of managed hives.' });
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
   t.true(
@@ -100,17 +94,11 @@ test.serial('publish, update, delete, restore and purge keep points and vectors 
 });
 
 test.serial('a resource is found through its columns and its file text, by keywords and by meaning', async (t) => {
-  const created = await app.api.post(
-    `${API}/packages`,
-    {
-      name: 'field-notebook',
-      title: 'Field Notebook',
-      ownerOrg: 'sync-org',
-      licenseId: 'cc-by-4.0',
-      resources: [{ urlType: 'upload', name: 'readings.csv', format: 'CSV' }],
-    },
-    admin,
-  );
+  const created = await createDataset({
+    name: 'field-notebook',
+    title: 'Field Notebook',
+    resources: [{ urlType: 'upload', name: 'readings.csv', format: 'CSV' }],
+  });
   t.is(created.status, 201, created.text);
   const resourceId = created.body.resources[0].id as string;
   const upload = await fetch(`${app.url}${API}/resources/${resourceId}/upload`, {
