@@ -14,17 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createLogger } from '../../src/logger.ts';
-import {
-  DELETE_ALL_DATA_WORKFLOW_ID,
-  ENQUEUE_ALL_WORKFLOW_ID,
-  LINK_CHECK_WORKFLOW_ID,
-  REINDEX_WORKFLOW_ID,
-  deleteDraftWorkflowId,
-  pipelineWorkflowId,
-  publishSyncWorkflowId,
-  purgeDatasetWorkflowId,
-  purgeOrgWorkflowId,
-} from '../../src/domain/jobs/ids.ts';
+import * as ids from '../../src/domain/jobs/ids.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startEngines } from '../helpers/engines.ts';
 
@@ -60,38 +50,39 @@ try {
     ),
   ).body;
   const resourceId = dataset.resources[0].id as string;
-  recorded['publish-sync'] = publishSyncWorkflowId(dataset.id);
+  recorded['publish-sync'] = ids.publishSyncWorkflowId(dataset.id);
   ok(await app.api.post(`/api/v1/resources/${resourceId}/run-pipeline`, undefined, auth));
-  await settle(pipelineWorkflowId(resourceId));
-  recorded.pipeline = pipelineWorkflowId(resourceId);
+  await settle(ids.pipelineWorkflowId(resourceId));
+  recorded.pipeline = ids.pipelineWorkflowId(resourceId);
 
-  ok(await app.api.post('/api/v1/admin/jobs/enqueue-all', undefined, auth));
-  await settle(ENQUEUE_ALL_WORKFLOW_ID);
-  recorded['enqueue-all'] = ENQUEUE_ALL_WORKFLOW_ID;
-  ok(await app.api.post('/api/v1/admin/health/check', undefined, auth));
-  await settle(LINK_CHECK_WORKFLOW_ID);
-  recorded['link-check'] = LINK_CHECK_WORKFLOW_ID;
-  ok(await app.api.post('/api/v1/admin/reindex-metadata', undefined, auth));
-  await settle(REINDEX_WORKFLOW_ID);
-  recorded['reindex-metadata'] = REINDEX_WORKFLOW_ID;
+  // The jobs a sysadmin starts, each under its one fixed workflow id.
+  for (const [name, endpoint, workflowId] of [
+    ['enqueue-all', '/api/v1/admin/jobs/enqueue-all', ids.ENQUEUE_ALL_WORKFLOW_ID],
+    ['link-check', '/api/v1/admin/health/check', ids.LINK_CHECK_WORKFLOW_ID],
+    ['reindex-metadata', '/api/v1/admin/reindex-metadata', ids.REINDEX_WORKFLOW_ID],
+  ]) {
+    ok(await app.api.post(endpoint, undefined, auth));
+    await settle(workflowId);
+    recorded[name] = workflowId;
+  }
 
   const draft = ok(await app.api.post('/api/v1/packages/drafts', { name: 'history-draft' }, auth)).body;
   ok(await app.api.delete(`/api/v1/packages/${draft.id}`, auth));
-  recorded['delete-draft'] = deleteDraftWorkflowId(draft.id);
+  recorded['delete-draft'] = ids.deleteDraftWorkflowId(draft.id);
 
   ok(await app.api.delete(`/api/v1/packages/${dataset.id}`, auth));
   ok(await app.api.post(`/api/v1/packages/${dataset.id}/purge`, undefined, auth));
-  recorded['purge-dataset'] = purgeDatasetWorkflowId(dataset.id);
+  recorded['purge-dataset'] = ids.purgeDatasetWorkflowId(dataset.id);
 
   ok(await app.api.delete(`/api/v1/organizations/${org.id}`, auth));
   ok(await app.api.post(`/api/v1/organizations/${org.id}/purge`, undefined, auth));
-  await settle(purgeOrgWorkflowId(org.id));
-  recorded['purge-organization'] = purgeOrgWorkflowId(org.id);
+  await settle(ids.purgeOrgWorkflowId(org.id));
+  recorded['purge-organization'] = ids.purgeOrgWorkflowId(org.id);
 
   ok(await app.api.post('/api/v1/organizations', { name: 'history-org-2' }, auth));
   ok(await app.api.delete('/api/v1/admin/data', auth));
-  await settle(DELETE_ALL_DATA_WORKFLOW_ID);
-  recorded['delete-all-data'] = DELETE_ALL_DATA_WORKFLOW_ID;
+  await settle(ids.DELETE_ALL_DATA_WORKFLOW_ID);
+  recorded['delete-all-data'] = ids.DELETE_ALL_DATA_WORKFLOW_ID;
 
   for (const [name, workflowId] of Object.entries(recorded)) {
     const json = execFileSync(temporal.cliPath, ['workflow', 'show', '-w', workflowId, '--address', temporal.address, '-o', 'json']);

@@ -1,13 +1,16 @@
 import test from 'ava';
-import { jobSubject, JOB_STATUS_NAMES, JOB_TYPE_NAMES, JOB_TYPES } from '../../src/domain/jobs/ids.ts';
-import { failureMessage, jobsQuery } from '../../src/temporal/job-visibility.ts';
 import {
   deleteDraftWorkflowId,
+  jobSubject,
+  JOB_STATUS_NAMES,
+  JOB_TYPE_NAMES,
+  JOB_TYPES,
   pipelineWorkflowId,
   publishSyncWorkflowId,
   purgeDatasetWorkflowId,
   purgeOrgWorkflowId,
 } from '../../src/domain/jobs/ids.ts';
+import { failureMessage, jobsQuery } from '../../src/temporal/job-visibility.ts';
 
 const id = '0b7d5a52-2a53-4d6e-9d55-7a3e1f0c9b11';
 
