@@ -119,31 +119,20 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
         { column: 'name', order: 'asc' },
       ])
       .limit(50);
+  /** Datasets per row of `named`, reached from `from` (whose `datasetId` column names the dataset) through `link`. */
+  const perNamed = (from: string, datasetId: string, named: string, link: [string, string], columns: string[]) =>
+    top(
+      knex(from)
+        .join(named, ...link)
+        .whereIn(datasetId, ids())
+        .select(...columns)
+        .count('* as count')
+        .groupBy(...columns),
+    );
   const [organization, groups, tags, resFormat, licenseId] = await Promise.all([
-    top(
-      knex('datasets as d')
-        .join('groups as g', 'g.id', 'd.owner_org_id')
-        .whereIn('d.id', ids())
-        .select('g.name', 'g.title')
-        .count('* as count')
-        .groupBy('g.name', 'g.title'),
-    ),
-    top(
-      knex('dataset_groups as dg')
-        .join('groups as g', 'g.id', 'dg.group_id')
-        .whereIn('dg.dataset_id', ids())
-        .select('g.name', 'g.title')
-        .count('* as count')
-        .groupBy('g.name', 'g.title'),
-    ),
-    top(
-      knex('dataset_tags as dt')
-        .join('tags as t', 't.id', 'dt.tag_id')
-        .whereIn('dt.dataset_id', ids())
-        .select('t.name')
-        .count('* as count')
-        .groupBy('t.name'),
-    ),
+    perNamed('datasets as d', 'd.id', 'groups as g', ['g.id', 'd.owner_org_id'], ['g.name', 'g.title']),
+    perNamed('dataset_groups as dg', 'dg.dataset_id', 'groups as g', ['g.id', 'dg.group_id'], ['g.name', 'g.title']),
+    perNamed('dataset_tags as dt', 'dt.dataset_id', 'tags as t', ['t.id', 'dt.tag_id'], ['t.name']),
     top(
       knex('resources as r')
         .whereIn('r.dataset_id', ids())
