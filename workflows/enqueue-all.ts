@@ -12,6 +12,7 @@ import type { Activities } from '../activities/index.ts';
 import { SHORT_ACTIVITY } from '../src/temporal/policies.ts';
 import { forEachWithLimit } from './concurrency.ts';
 import { pipelineWorkflowId } from '../src/domain/jobs/ids.ts';
+import type { PagedRunOptions } from '../src/domain/jobs/port.ts';
 import type { pipelineWorkflow } from './pipeline.ts';
 
 const { resourcesToProcessPage } = proxyActivities<Activities>(SHORT_ACTIVITY);
@@ -25,15 +26,10 @@ export interface EnqueueAllCounts {
   failed: number;
 }
 
-export interface EnqueueAllOptions {
-  /** Resources read per activity call. */
-  pageSize?: number;
-  /** Pages per run before continue-as-new, so the history stays small however many resources there are. */
-  pagesPerRun?: number;
+/** Paging over resources. */
+export interface EnqueueAllOptions extends PagedRunOptions {
   /** Pipelines started and awaited at once, so a large catalog does not flood the workers. */
   concurrency?: number;
-  /** Carried across continue-as-new: the last resource id done. */
-  afterId?: string | null;
   counts?: EnqueueAllCounts;
 }
 

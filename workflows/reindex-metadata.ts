@@ -1,15 +1,13 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { PIPELINE_ACTIVITY } from '../src/temporal/policies.ts';
+import type { PagedRunOptions } from '../src/domain/jobs/port.ts';
 
 const { reindexDatasetsPage, pruneVectorIndexes } = proxyActivities<Activities>(PIPELINE_ACTIVITY);
 
-export interface ReindexOptions {
-  pageSize?: number;
-  /** Pages per run before continue-as-new, so the history stays small however large the catalog. */
-  pagesPerRun?: number;
-  /** Carried across continue-as-new: the last dataset id done. */
-  afterId?: string | null;
+/** Paging over datasets. */
+export interface ReindexOptions extends PagedRunOptions {
+  /** Carried across continue-as-new: datasets reindexed so far. */
   datasets?: number;
 }
 

@@ -76,17 +76,24 @@ export interface LinkCheckCounts {
   timeout: number;
 }
 
-/** Settings of a link check run; the workflow carries the cursor and counts across continue-as-new. */
-export interface LinkCheckOptions {
+/**
+ * The paging of a job that walks its rows page by page in id order and continues as new every few
+ * pages, so its history stays small however large the catalog.
+ */
+export interface PagedRunOptions {
+  /** Rows read per activity call. */
+  pageSize?: number;
+  /** Pages per run before continue-as-new. */
+  pagesPerRun?: number;
+  /** Carried across continue-as-new: the last id done. */
+  afterId?: string | null;
+}
+
+/** Settings of a link check run (over link resources); the workflow carries the cursor and counts across continue-as-new. */
+export interface LinkCheckOptions extends PagedRunOptions {
   /** One link's whole check (HEAD, maybe GET, redirects). */
   timeoutMs?: number;
   /** Links checked at once. */
   concurrency?: number;
-  /** Links read per activity call. */
-  pageSize?: number;
-  /** Pages per run before continue-as-new. */
-  pagesPerRun?: number;
-  /** Carried across continue-as-new: the last resource id done. */
-  afterId?: string | null;
   counts?: LinkCheckCounts;
 }
