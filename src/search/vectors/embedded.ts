@@ -8,8 +8,8 @@ import type {
   VectorPayload,
   VectorPoint,
 } from './vector-index.ts';
+import { isUuid } from '../../domain/ids.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Vectors are stored in blocks of about this size (smaller when the dimensions are few: at most 4096 points a block). */
 const BLOCK_BYTES = 2 * 2 ** 20;
 
@@ -31,7 +31,7 @@ export class EmbeddedVectorIndex implements VectorIndex {
     const store = this.ensured(index);
     // Checked before writing any, so a bad batch changes nothing.
     for (const point of points) {
-      if (!UUID.test(point.id)) throw new Error(`vector point id must be a UUID, got ${JSON.stringify(point.id)}`);
+      if (!isUuid(point.id)) throw new Error(`vector point id must be a UUID, got ${JSON.stringify(point.id)}`);
       if (point.vector.length !== store.dimensions) {
         throw new Error(`vector of point ${point.id} has ${point.vector.length} dimensions; index ${index} has ${store.dimensions}`);
       }

@@ -9,6 +9,7 @@ import type {
   VectorPayload,
   VectorPoint,
 } from './vector-index.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 export interface QdrantSettings {
   url: string;
@@ -28,7 +29,6 @@ const DELETE_BATCH = 1000;
 /** How many ids one scroll request skips when browsing far into an index. */
 const SKIP_BATCH = 1000;
 const HEALTH_TIMEOUT_MS = 2000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every field a filter or a delete names is indexed, so Qdrant filters inside HNSW instead of scanning payloads. */
 const PAYLOAD_INDEXES: [string, Schemas['PayloadFieldSchema']][] = [
@@ -148,7 +148,7 @@ export class QdrantVectorIndex implements VectorIndex {
   async deleteIds(index: IndexName, ids: string[]) {
     const name = this.collectionName(index);
     // A non-UUID cannot be stored, and Qdrant would refuse the whole request for it.
-    const valid = ids.filter((id) => UUID.test(id));
+    const valid = ids.filter(isUuid);
     for (let i = 0; i < valid.length; i += DELETE_BATCH) {
       const batch = valid.slice(i, i + DELETE_BATCH);
       await this.callUnlessMissing('delete points', name, () => this.client.delete(name, { wait: true, points: batch }), undefined);
@@ -177,7 +177,7 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 
   async get(index: IndexName, id: string): Promise<StoredPoint | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const name = this.collectionName(index);
     const records = await this.callUnlessMissing(
       'get',
