@@ -10,11 +10,13 @@ export const resourcePrefix = (resourceId: string) => `resources/${resourceId}/`
  */
 export const sourceKey = (resourceId: string) => `${resourcePrefix(resourceId)}source`;
 /**
- * The bytes of one upload session (one upload URL, or one proxied upload). Nothing reads them until
- * completion verifies them and makes this key the resource's file, so an abandoned or half-finished upload
- * never replaces a good file.
+ * Where the bytes PUT to one upload URL land. Nothing reads them until upload-complete has verified them
+ * and moved them to `fileKey`, so an abandoned or half-finished upload never replaces a good file, and a
+ * URL still alive after completion writes only here, never over the file.
  */
 export const uploadKey = (resourceId: string, session: string) => `${resourcePrefix(resourceId)}uploads/${session}`;
+/** An uploaded file, one key per upload session; the resource's record names the one it serves. */
+export const fileKey = (resourceId: string, session: string) => `${resourcePrefix(resourceId)}files/${session}`;
 /** The typed Parquet preview one pipeline run made; the resource's record names the one being served. */
 export const previewKey = (resourceId: string, runId: string) => `${resourcePrefix(resourceId)}previews/${runId}.parquet`;
 /** Plain text extracted from the head of the file, for the contents search index. */

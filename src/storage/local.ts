@@ -120,6 +120,20 @@ export class LocalObjectStore implements ObjectStore {
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
+  async move(from: string, to: string) {
+    const source = this.pathOf(from);
+    const target = this.pathOf(to);
+    if (!(await fs.stat(source).catch(nullWhenMissing))?.isFile()) throw new ObjectNotFoundError(from);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // One file system: a rename is atomic, and instant whatever the size.
+    const sidecar = await fs.readFile(sidecarOf(source), 'utf8').catch(nullWhenMissing);
+    if (sidecar === null) await unlinkIfPresent(sidecarOf(target));
+    else await fs.writeFile(sidecarOf(target), sidecar);
+    await fs.rename(source, target);
+    await unlinkIfPresent(sidecarOf(source));
+    await this.pruneEmptyFolders(path.dirname(source));
+  }
+
   async remove(key: string) {
     const file = this.pathOf(key);
     await unlinkIfPresent(file);

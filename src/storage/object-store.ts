@@ -51,6 +51,11 @@ export interface ObjectStore {
   stat(key: string): Promise<ObjectStat | null>;
   /** The bytes, or a range of them; ObjectNotFoundError when there is no object. */
   read(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * Makes the object at `from` (bytes and content type) the object at `to`, which readers see whole or
+   * not at all, then removes `from`. ObjectNotFoundError when `from` holds nothing.
+   */
+  move(from: string, to: string): Promise<void>;
   /** Removes the object; nothing there is fine. */
   remove(key: string): Promise<void>;
   /** Every object whose key starts with `prefix`, in no promised order; objects written meanwhile may or may not show. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Client, S3Error } from 'minio';
+import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
 import {
   ObjectNotFoundError,
   type ByteRange,
@@ -30,6 +30,8 @@ const partBytes = (partNumber: number) => FIRST_PART_BYTES * (1 + Math.floor((pa
 
 /** S3's limit per DeleteObjects request. */
 const DELETE_BATCH = 1000;
+/** S3's limit for one CopyObject request (5 GiB); larger objects are copied in parts. */
+const MAX_SINGLE_COPY_BYTES = 5 * 1024 ** 3;
 
 /** MinIO or any S3-compatible store. */
 export class S3ObjectStore implements ObjectStore {
@@ -135,6 +137,20 @@ export class S3ObjectStore implements ObjectStore {
       }
       throw err;
     }
+  }
+
+  /** A server-side copy (no byte passes through here), in parts beyond what one CopyObject takes. */
+  async move(from: string, to: string) {
+    assertSafeKey(from);
+    assertSafeKey(to);
+    const stat = await this.stat(from);
+    if (!stat) throw new ObjectNotFoundError(from);
+    const source = new CopySourceOptions({ Bucket: this.bucket, Object: from });
+    const headers: Record<string, string> = stat.contentType ? { 'Content-Type': stat.contentType } : {};
+    const target = new CopyDestinationOptions({ Bucket: this.bucket, Object: to, MetadataDirective: 'REPLACE', Headers: headers });
+    if (stat.size <= MAX_SINGLE_COPY_BYTES) await this.client.copyObject(source, target);
+    else await this.client.composeObject(target, [source]);
+    await this.client.removeObject(this.bucket, from);
   }
 
   async remove(key: string) {

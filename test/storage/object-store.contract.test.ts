@@ -224,6 +224,25 @@ contract('removePrefix removes every key that starts with the prefix and nothing
   t.is((await bytesOf(await store.read(`${prefix}res/b/source`))).toString(), `${prefix}res/b/source`);
 });
 
+contract(
+  'list yields every object under the prefix with its size and modification time, and nothing else',
+  async (t, { store }, prefix) => {
+    const before = Date.now() - 2000; // file systems and S3 keep whole seconds, or coarser
+    const keys = ['res/a/source', 'res/a/uploads/s1', 'res/ab/source', 'other'].map((k) => prefix + k);
+    await Promise.all(keys.map((key, i) => store.put(key, streamOf(Buffer.alloc(i + 1)))));
+    const listed = [];
+    for await (const object of store.list(`${prefix}res/a/`)) listed.push(object);
+    t.deepEqual(listed.map((o) => [o.key.slice(prefix.length), o.size]).sort(), [
+      ['res/a/source', 1],
+      ['res/a/uploads/s1', 2],
+    ]);
+    for (const object of listed) t.true(object.lastModified.getTime() >= before && object.lastModified.getTime() <= Date.now() + 2000);
+    const nothing = [];
+    for await (const object of store.list(`${prefix}nothing/here/`)) nothing.push(object);
+    t.deepEqual(nothing, []);
+  },
+);
+
 contract('a source that fails mid-way rejects the put, keeps the object there and leaves nothing behind', async (t, h, prefix) => {
   const key = `${prefix}source`;
   await h.store.put(key, streamOf(Buffer.from('the old version')), { contentType: 'text/plain' });

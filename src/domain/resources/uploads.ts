@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
-import { pipeline as pump } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Resource } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
-import { resourceIdOfKey, uploadKey } from '../../storage/keys.ts';
+import { fileKey, resourceIdOfKey, uploadKey } from '../../storage/keys.ts';
 import { LocalObjectStore } from '../../storage/local.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
@@ -25,11 +24,12 @@ import { presentResource } from './present.ts';
 import { completedUploadOf, liveSourceKey, pendingUploadOf, type CompletedUpload, type PendingUpload } from './stored-objects.ts';
 
 /**
- * Uploads, as sessions: every upload URL and every proxied upload writes its own object
- * (`resources/<id>/uploads/<session>`), which nothing serves until completion has verified it (size and
- * sha256) and made it the resource's file in one database statement. An abandoned, half-finished or
- * oversized upload therefore never replaces a good file, and an upload URL writes nothing once its
- * session is completed, replaced or deleted (the orphan sweeper removes what S3 still let through).
+ * Uploads, as sessions: an upload URL's bytes land on a key of their own (`uploads/<session>`) that
+ * nothing serves; upload-complete verifies them (the declared size, the limit), moves them to the
+ * session's file key and, in one locked database statement, makes that the resource's file with its
+ * size and sha256. A proxied upload streams straight to a file key of its own. An abandoned, half-finished
+ * or oversized upload therefore never replaces a good file, and an upload URL can no longer touch the
+ * file once completed: the local store refuses it, and what S3 still takes is an orphan the sweeper removes.
  */
 
 export interface UploadIntent {
@@ -151,7 +151,7 @@ export async function uploadThroughApi(
     body.resume(); // answer now, without waiting for a body nobody will store
     throw err;
   }
-  const key = uploadKey(resource.id, newSession());
+  const key = fileKey(resource.id, newSession());
   const { size, hash } = await storeStream(ctx, key, body, meta.contentType, max);
   const file: CompletedUpload & { key: string } = {
     key,
@@ -226,24 +226,33 @@ export async function completeUpload(ctx: DomainContext, actor: Actor, id: strin
     if (!resource.url) throw conflict('No upload is pending: ask for an upload URL, PUT the file to it, then complete it.');
     return startPipelineAndPresent(ctx, resource);
   }
-  const key = uploadKey(resource.id, pending.session);
-  const stat = await ctx.storage.stat(key);
+  const staged = uploadKey(resource.id, pending.session);
+  const key = fileKey(resource.id, pending.session);
+  // Already moved by a completion cut short before its database write: resume from there.
+  const stat = (await ctx.storage.stat(staged)) ?? (await ctx.storage.stat(key));
   if (!stat) throw conflict('No file has been uploaded for this resource yet: PUT it to the upload URL first.');
   const max = ctx.config.uploads.maxBytes;
   // An S3 presigned PUT takes any size: the limits are enforced here, and what broke them is not kept.
   if (stat.size > max || (pending.size !== undefined && stat.size !== pending.size)) {
-    await ctx.storage.remove(key);
+    await Promise.all([ctx.storage.remove(staged), ctx.storage.remove(key)]);
     throw stat.size > max ? uploadTooLarge(max) : uploadSizeMismatch(stat.size, pending.size!);
   }
+  if (await ctx.storage.stat(staged)) await ctx.storage.move(staged, key);
+  // Hashed where it is served from: a PUT that still reaches the upload URL cannot change these bytes.
   const hash = createHash('sha256');
-  await pump(await ctx.storage.read(key), hash);
+  let size = 0;
+  for await (const chunk of await ctx.storage.read(key)) {
+    size += (chunk as Buffer).length;
+    hash.update(chunk as Buffer);
+  }
+  if (size !== stat.size) throw conflict('The upload changed while it was being completed; complete it again.');
   const file = {
     key,
     filename: pending.filename,
     contentType: pending.contentType ?? stat.contentType ?? undefined,
     at: new Date().toISOString(),
   };
-  await promote(ctx, resource.id, file, { size: stat.size, hash: hash.digest('hex') }, pending.session);
+  await promote(ctx, resource.id, file, { size, hash: hash.digest('hex') }, pending.session);
   return startPipelineAndPresent(ctx, resource);
 }
 
