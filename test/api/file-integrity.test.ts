@@ -211,7 +211,11 @@ for (const store of STORES) {
 
     t.is((await site.app.api.post(`${V1}/resources/${id}/run-pipeline`, undefined, as(site.editor))).status, 202);
     // Whatever point the run has reached, the resource stays queryable.
-    const query = await site.app.api.post(`${V1}/resources/${id}/query`, { sql: 'SELECT count(*)::INTEGER AS n FROM data' }, as(site.editor));
+    const query = await site.app.api.post(
+      `${V1}/resources/${id}/query`,
+      { sql: 'SELECT count(*)::INTEGER AS n FROM data' },
+      as(site.editor),
+    );
     t.is(query.status, 200, query.text);
     t.deepEqual(query.body.rows, [{ n: 2 }]);
     t.deepEqual(await columns(site, id), ['city', 'people']);

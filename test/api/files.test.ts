@@ -174,7 +174,11 @@ const read = (site: Site, id: string, what: string, options: { user?: User; head
   call(resourceUrl(site, id, what), { headers: { ...bearer(options.user), ...options.headers } });
 
 /** Keys of the resource's objects by kind: its bytes (completed, or an upload session's), its previews, its text. */
-const OBJECT_KINDS = { source: /\/(source|uploads\/[^/]+|files\/[^/]+)$/, preview: /\/previews\/[^/]+\.parquet$/, contents: /\/contents\.txt$/ };
+const OBJECT_KINDS = {
+  source: /\/(source|uploads\/[^/]+|files\/[^/]+)$/,
+  preview: /\/previews\/[^/]+\.parquet$/,
+  contents: /\/contents\.txt$/,
+};
 
 /** The resource's stored object of a kind, or null when it has none. */
 async function stat(site: Site, id: string, kind: keyof typeof OBJECT_KINDS = 'source') {
