@@ -1,35 +1,31 @@
 /** The contents text: header and first rows of a preview as plain, bounded UTF-8. */
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { buildTabularPreview, DEFAULT_TEXT_MAX_BYTES, extractText } from '../../src/tabular/index.ts';
 import { CSV_EDGE, scratchDir } from './fixtures.ts';
 
-test('header then one line per row, cells tab-separated, whitespace in cells collapsed', async (t) => {
+/** The preview of one of the CSV edge cases, built in a scratch directory of its own. */
+async function edgeCasePreview(t: ExecutionContext, file: string) {
   const dir = await scratchDir(t);
-  const preview = await buildTabularPreview({
-    sourcePath: join(CSV_EDGE, 'csv-spectrum/csvs/quotes_and_newlines.csv'),
-    workDir: dir,
-    tabular: 'csv',
-  });
+  const preview = await buildTabularPreview({ sourcePath: join(CSV_EDGE, file), workDir: dir, tabular: 'csv' });
+  return { dir, preview };
+}
+
+test('header then one line per row, cells tab-separated, whitespace in cells collapsed', async (t) => {
+  const { dir, preview } = await edgeCasePreview(t, 'csv-spectrum/csvs/quotes_and_newlines.csv');
   t.is(await extractText({ parquetPath: preview.parquetPath }), 'a\tb\n1\tha "ha" ha\n3\t4');
   // Neither step leaves scratch files next to the preview.
   t.deepEqual(await readdir(dir), ['preview.parquet']);
 });
 
 test('empty cells keep their place so columns stay aligned', async (t) => {
-  const dir = await scratchDir(t);
-  const preview = await buildTabularPreview({ sourcePath: join(CSV_EDGE, 'csv-spectrum/csvs/empty.csv'), workDir: dir, tabular: 'csv' });
+  const { preview } = await edgeCasePreview(t, 'csv-spectrum/csvs/empty.csv');
   t.is(await extractText({ parquetPath: preview.parquetPath }), 'a\tb\tc\n1\t\t\n2\t3\t4');
 });
 
 test('generated column names can be left out', async (t) => {
-  const dir = await scratchDir(t);
-  const preview = await buildTabularPreview({
-    sourcePath: join(CSV_EDGE, 'csvkit-examples/no_header_row3.csv'),
-    workDir: dir,
-    tabular: 'csv',
-  });
+  const { preview } = await edgeCasePreview(t, 'csvkit-examples/no_header_row3.csv');
   t.false(preview.dialect.header);
   t.is(await extractText({ parquetPath: preview.parquetPath, includeHeader: preview.dialect.header }), '1\t2\t3\n4\t5\t6');
 });
