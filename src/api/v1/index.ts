@@ -3,6 +3,7 @@ import { adminDataRoutes } from './admin/data/index.ts';
 import { adminHealthRoutes } from './admin/health/index.ts';
 import { adminJobRoutes } from './admin/jobs/index.ts';
 import { adminSearchRoutes } from './admin/search/index.ts';
+import { adminStorageRoutes } from './admin/storage/index.ts';
 import { adminUserRoutes } from './admin/users/index.ts';
 import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
@@ -32,4 +33,5 @@ export const v1Routes: Route[] = [
   ...adminJobRoutes,
   ...adminSearchRoutes,
   ...adminHealthRoutes,
+  ...adminStorageRoutes,
 ];
