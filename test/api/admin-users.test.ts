@@ -3,6 +3,7 @@ import test from 'ava';
 import { ADMIN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { isProblem } from '../helpers/problem.ts';
 import type { Reply } from '../helpers/client.ts';
+import { onlySysadmins, type Call } from '../helpers/access.ts';
 
 let app: TestApp;
 let rootId: string;
@@ -118,7 +119,7 @@ test.serial('GET /admin/users/stats counts users by state and sysadmins', async 
 test('every /admin/users endpoint is 401 anonymous and 403 for a normal user', async (t) => {
   const user = await app.api.newUser('adm-plain');
   const target = user.id;
-  const calls: [string, string, unknown?][] = [
+  const calls: Call[] = [
     ['GET', '/api/v1/admin/users'],
     ['GET', '/api/v1/admin/users/stats'],
     ['POST', '/api/v1/admin/users', { username: 'adm-made', email: 'adm-made@example.org', password: 'password-123', sysadmin: true }],
@@ -127,11 +128,7 @@ test('every /admin/users endpoint is 401 anonymous and 403 for a normal user', a
     ['POST', `/api/v1/admin/users/${target}/restore`],
     ['POST', `/api/v1/admin/users/${target}/purge`],
   ];
-  for (const [method, path, body] of calls) {
-    isProblem(t, await app.api.request(method, path, body), 401, 'unauthenticated');
-    isProblem(t, await app.api.request(method, path, body, { token: user.token }), 403, 'forbidden');
-    isProblem(t, await app.api.request(method, path, body, { cookie: user.cookie }), 403, 'forbidden');
-  }
+  await onlySysadmins(t, app.api, calls, [{ token: user.token }, { cookie: user.cookie }]);
   // Nothing happened.
   const me = await app.api.get('/api/v1/users/me', { token: user.token });
   t.like(me.body, { sysadmin: false, state: 'active' });

@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureLinkCheckSchedule, LINK_CHECK_SCHEDULE_ID } from '../../src/temporal/link-check-schedule.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Auth, Reply } from '../helpers/client.ts';
+import { onlySysadmins, type Call } from '../helpers/access.ts';
+import { as, type Auth, type Reply } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
 
 /**
@@ -91,14 +92,12 @@ let packageId = '';
 
 test.serial('the health endpoints are for sysadmins only: anonymous is 401, a user 403', async (t) => {
   const user = await app.api.newUser('health-outsider');
-  for (const [method, path] of [
+  const calls: Call[] = [
     ['GET', '/api/v1/admin/health'],
     ['GET', '/api/v1/admin/health/stats'],
     ['POST', '/api/v1/admin/health/check'],
-  ]) {
-    isProblem(t, await app.api.request(method, path), 401, 'unauthenticated');
-    isProblem(t, await app.api.request(method, path, undefined, { token: user.token }), 403, 'forbidden');
-  }
+  ];
+  await onlySysadmins(t, app.api, calls, [as(user)]);
   t.deepEqual((await app.api.get('/api/v1/admin/jobs?type=link-check', admin())).body.count, 0, 'the refused POST started nothing');
 });
 
