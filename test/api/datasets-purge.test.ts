@@ -1,19 +1,15 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { as } from '../helpers/client.ts';
+import { groupWithMembers, ORGANIZATIONS } from '../helpers/groups.ts';
 import { isProblem } from '../helpers/problem.ts';
 
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
 let app: TestApp;
-let admin: User;
-let editor: User;
+let people: People<'admin' | 'editor'>;
 
-test.before(async () => {
-  app = await startTestApp();
-  [admin, editor] = await Promise.all([app.api.newUser('purge-admin'), app.api.newUser('purge-editor')]);
-  const auth = { token: app.adminToken };
-  await app.api.post('/api/v1/organizations', { name: 'purge-org' }, auth);
-  await app.api.post('/api/v1/organizations/purge-org/members', { user: admin.id, role: 'admin' }, auth);
-  await app.api.post('/api/v1/organizations/purge-org/members', { user: editor.id, role: 'editor' }, auth);
+test.before(async (t) => {
+  ({ app, people } = await startTestAppWithPeople('purge', ['admin', 'editor']));
+  await groupWithMembers(t, app, ORGANIZATIONS, { name: 'purge-org' }, people);
 });
 test.after.always(async () => app?.stop());
 
@@ -21,26 +17,22 @@ test('purge: deleted first (409 while active), org admin only, then dataset and 
   const created = await app.api.post(
     '/api/v1/packages',
     { name: 'to-purge', ownerOrg: 'purge-org', licenseId: 'cc-by', resources: [{ url: 'https://example.org/p.csv' }] },
-    { token: editor.token },
+    as(people.editor),
   );
   t.is(created.status, 201, created.text);
   const resourceId = created.body.resources[0].id;
 
-  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, { token: admin.token }), 409, 'conflict');
-  t.is((await app.api.delete('/api/v1/packages/to-purge', { token: editor.token })).status, 204);
+  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, as(people.admin)), 409, 'conflict');
+  t.is((await app.api.delete('/api/v1/packages/to-purge', as(people.editor))).status, 204);
   isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge'), 401, 'unauthenticated');
-  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, { token: editor.token }), 403, 'forbidden');
+  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, as(people.editor)), 403, 'forbidden');
 
-  const purged = await app.api.post('/api/v1/packages/to-purge/purge', undefined, { token: admin.token });
+  const purged = await app.api.post('/api/v1/packages/to-purge/purge', undefined, as(people.admin));
   t.is(purged.status, 204, purged.text);
   isProblem(t, await app.api.get(`/api/v1/packages/${created.body.id}`, { token: app.adminToken }), 404, 'not_found');
   isProblem(t, await app.api.get(`/api/v1/resources/${resourceId}`, { token: app.adminToken }), 404, 'not_found');
-  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, { token: admin.token }), 404, 'not_found');
+  isProblem(t, await app.api.post('/api/v1/packages/to-purge/purge', undefined, as(people.admin)), 404, 'not_found');
   // The name is free again.
-  const again = await app.api.post(
-    '/api/v1/packages',
-    { name: 'to-purge', ownerOrg: 'purge-org', licenseId: 'cc-by' },
-    { token: editor.token },
-  );
+  const again = await app.api.post('/api/v1/packages', { name: 'to-purge', ownerOrg: 'purge-org', licenseId: 'cc-by' }, as(people.editor));
   t.is(again.status, 201, again.text);
 });

@@ -1,25 +1,23 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { as } from '../helpers/client.ts';
+import { CATEGORIES, createGroup, groupWithMembers, ORGANIZATIONS } from '../helpers/groups.ts';
 import { isProblem } from '../helpers/problem.ts';
 
-type User = Awaited<ReturnType<TestApp['api']['newUser']>>;
 let app: TestApp;
-let member: User;
-let outsider: User;
+let people: People<'member' | 'outsider'>;
 
-test.before(async () => {
-  app = await startTestApp();
-  [member, outsider] = await Promise.all([app.api.newUser('tags-member'), app.api.newUser('tags-outsider')]);
+test.before(async (t) => {
+  ({ app, people } = await startTestAppWithPeople('tags', ['member', 'outsider']));
+  await groupWithMembers(t, app, ORGANIZATIONS, { name: 'tags-org' }, { member: people.member });
+  await createGroup(t, app, CATEGORIES, { name: 'tags-cat' });
   const auth = { token: app.adminToken };
-  await app.api.post('/api/v1/organizations', { name: 'tags-org' }, auth);
-  await app.api.post('/api/v1/organizations/tags-org/members', { user: member.id, role: 'member' }, auth);
-  await app.api.post('/api/v1/groups', { name: 'tags-cat' }, auth);
   const base = { ownerOrg: 'tags-org', licenseId: 'cc-by', groups: ['tags-cat'] };
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-public', tags: ['climate', 'shared'] }, auth);
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-private', private: true, tags: ['secret-plan', 'shared'] }, auth);
   await app.api.post('/api/v1/packages', { ...base, name: 'tags-deleted', tags: ['gone-tag'] }, auth);
   await app.api.delete('/api/v1/packages/tags-deleted', auth);
-  await app.api.post('/api/v1/packages/drafts', { tags: ['draft-only'] }, { token: outsider.token });
+  await app.api.post('/api/v1/packages/drafts', { tags: ['draft-only'] }, as(people.outsider));
 });
 test.after.always(async () => app?.stop());
 
@@ -27,22 +25,18 @@ const names = (res: { body: { results: Array<{ name: string }> } }) => res.body.
 
 test('tags are those of the active datasets the caller may see: never drafts, deleted, or others’ private ones', async (t) => {
   t.deepEqual(names(await app.api.get('/api/v1/tags')), ['climate', 'shared']);
-  t.deepEqual(
-    names(await app.api.get('/api/v1/tags', { token: outsider.token })),
-    ['climate', 'shared'],
-    'not even the outsider’s own draft',
-  );
-  t.deepEqual(names(await app.api.get('/api/v1/tags', { token: member.token })), ['climate', 'secret-plan', 'shared']);
+  t.deepEqual(names(await app.api.get('/api/v1/tags', as(people.outsider))), ['climate', 'shared'], 'not even the outsider’s own draft');
+  t.deepEqual(names(await app.api.get('/api/v1/tags', as(people.member))), ['climate', 'secret-plan', 'shared']);
   t.deepEqual(names(await app.api.get('/api/v1/tags', { token: app.adminToken })), ['climate', 'secret-plan', 'shared']);
   t.is((await app.api.get('/api/v1/tags')).body.count, 2);
 });
 
 test('a tag the caller may not see is 404 by name and by id', async (t) => {
-  const secret = (await app.api.get('/api/v1/tags/secret-plan', { token: member.token })).body;
+  const secret = (await app.api.get('/api/v1/tags/secret-plan', as(people.member))).body;
   t.is(secret.name, 'secret-plan');
   isProblem(t, await app.api.get('/api/v1/tags/secret-plan'), 404, 'not_found');
-  isProblem(t, await app.api.get(`/api/v1/tags/${secret.id}`, { token: outsider.token }), 404, 'not_found');
-  isProblem(t, await app.api.get('/api/v1/tags/draft-only', { token: outsider.token }), 404, 'not_found');
+  isProblem(t, await app.api.get(`/api/v1/tags/${secret.id}`, as(people.outsider)), 404, 'not_found');
+  isProblem(t, await app.api.get('/api/v1/tags/draft-only', as(people.outsider)), 404, 'not_found');
   isProblem(t, await app.api.get('/api/v1/tags/gone-tag', { token: app.adminToken }), 404, 'not_found');
   t.is((await app.api.get('/api/v1/tags/climate')).status, 200);
 });
@@ -54,8 +48,8 @@ test('q filters tag names', async (t) => {
 test('packageCount counts the active datasets the caller may see, for organizations and categories', async (t) => {
   for (const [who, auth, expected] of [
     ['anonymous', {}, 1],
-    ['outsider', { token: outsider.token }, 1],
-    ['member', { token: member.token }, 2],
+    ['outsider', as(people.outsider), 1],
+    ['member', as(people.member), 2],
     ['sysadmin', { token: app.adminToken }, 2],
   ] as const) {
     t.is((await app.api.get('/api/v1/organizations/tags-org', auth)).body.packageCount, expected, `${who}: org detail`);
@@ -63,6 +57,6 @@ test('packageCount counts the active datasets the caller may see, for organizati
     t.is(list.body.results[0].packageCount, expected, `${who}: org list`);
     t.is((await app.api.get('/api/v1/groups/tags-cat', auth)).body.packageCount, expected, `${who}: category detail`);
   }
-  const mine = await app.api.get('/api/v1/users/me/organizations', { token: member.token });
+  const mine = await app.api.get('/api/v1/users/me/organizations', as(people.member));
   t.like(mine.body.results[0], { name: 'tags-org', role: 'member', packageCount: 2 });
 });
