@@ -1,10 +1,16 @@
 import test, { type ExecutionContext } from 'ava';
 import { fieldPaths, isProblem } from '../helpers/problem.ts';
 import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
-import { anonymous, as, type Auth } from '../helpers/client.ts';
+import { anonymous, as } from '../helpers/client.ts';
 import { ISO, UUID } from '../helpers/formats.ts';
 import { unique } from '../helpers/names.ts';
-import { CATEGORIES as BASE, ORGANIZATIONS as ORGS, createGroup as createAnyGroup, groupWithMembers } from '../helpers/groups.ts';
+import {
+  CATEGORIES as BASE,
+  ORGANIZATIONS as ORGS,
+  createGroup as createAnyGroup,
+  groupWithMembers,
+  LISTED_GROUP_FIELDS,
+} from '../helpers/groups.ts';
 
 let app: TestApp;
 /** Users shared by the tests: each test gives them roles only in categories it creates itself. */
@@ -13,8 +19,6 @@ test.before(async () => {
   ({ app, people } = await startTestAppWithPeople('cat', ['admin', 'editor', 'member', 'outsider']));
 });
 test.after.always(async () => app?.stop());
-
-const sysadmin = (): Auth => ({ token: app.adminToken });
 
 /** Creates a category, or with `ORGS` an organization, as the sysadmin. */
 const createGroup = (t: ExecutionContext, fields: Record<string, unknown>, base = BASE) => createAnyGroup(t, app, base, fields);
@@ -46,17 +50,7 @@ test('GET /groups lists active categories in the list envelope, filtered by q an
     filtered.body.results.map((g: { name: string }) => g.name),
     [...names, byTitle.name].sort(),
   );
-  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), [
-    'createdAt',
-    'description',
-    'id',
-    'imageUrl',
-    'name',
-    'packageCount',
-    'state',
-    'title',
-    'updatedAt',
-  ]);
+  t.deepEqual(Object.keys(filtered.body.results[0]).sort(), LISTED_GROUP_FIELDS);
 
   const first = await app.api.get(`${BASE}?q=${marker}&limit=3`);
   const rest = await app.api.get(`${BASE}?q=${marker}&limit=3&offset=3`);
@@ -74,17 +68,17 @@ test('GET /groups lists active categories in the list envelope, filtered by q an
 test('GET /groups?state=deleted is for sysadmins only', async (t) => {
   const kept = await createGroup(t, { name: unique('kept') });
   const gone = await createGroup(t, { name: unique('gone') });
-  t.is((await app.api.delete(`${BASE}/${gone.name}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${gone.name}`, app.sysadmin)).status, 204);
 
   isProblem(t, await app.api.get(`${BASE}?state=deleted`, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.get(`${BASE}?state=deleted`, as(people.outsider)), 403, 'forbidden');
 
-  const deleted = await app.api.get(`${BASE}?state=deleted&limit=100`, sysadmin());
+  const deleted = await app.api.get(`${BASE}?state=deleted&limit=100`, app.sysadmin);
   t.is(deleted.status, 200);
   const names = deleted.body.results.map((g: { name: string }) => g.name);
   t.true(names.includes(gone.name));
   t.false(names.includes(kept.name));
-  t.false((await app.api.get(`${BASE}?limit=100`, sysadmin())).body.results.some((g: { id: string }) => g.id === gone.id));
+  t.false((await app.api.get(`${BASE}?limit=100`, app.sysadmin)).body.results.some((g: { id: string }) => g.id === gone.id));
 });
 
 // --- create -----------------------------------------------------------------------------------------
@@ -95,42 +89,42 @@ test('POST /groups is for sysadmins (anonymous 401, user 403) and creates a cate
   isProblem(t, await app.api.post(BASE, { name }, as(people.outsider)), 403, 'forbidden');
   isProblem(t, await app.api.get(`${BASE}/${name}`), 404, 'not_found');
 
-  const res = await app.api.post(BASE, { name }, sysadmin());
+  const res = await app.api.post(BASE, { name }, app.sysadmin);
   t.is(res.status, 201);
   t.regex(res.body.id, UUID);
   t.like(res.body, { name, title: name, description: null, imageUrl: null, state: 'active' });
   t.regex(res.body.createdAt, ISO);
 
   const full = { name: unique('full'), title: 'Climate', description: 'Weather and climate data', imageUrl: 'http://example.org/c.svg' };
-  const created = await app.api.post(BASE, full, sysadmin());
+  const created = await app.api.post(BASE, full, app.sysadmin);
   t.is(created.status, 201);
   t.like(created.body, full);
 });
 
 test('POST /groups with a taken name is 409 on name, even when the category is deleted', async (t) => {
   const category = await createGroup(t, { name: unique('dup') });
-  const again = await app.api.post(BASE, { name: category.name }, sysadmin());
+  const again = await app.api.post(BASE, { name: category.name }, app.sysadmin);
   isProblem(t, again, 409, 'conflict');
   t.is(again.body.errors[0].path, 'name');
 
-  t.is((await app.api.delete(`${BASE}/${category.name}`, sysadmin())).status, 204);
-  const whileDeleted = await app.api.post(BASE, { name: category.name }, sysadmin());
+  t.is((await app.api.delete(`${BASE}/${category.name}`, app.sysadmin)).status, 204);
+  const whileDeleted = await app.api.post(BASE, { name: category.name }, app.sysadmin);
   isProblem(t, whileDeleted, 409, 'conflict');
 
-  const org = await app.api.post(ORGS, { name: category.name }, sysadmin());
+  const org = await app.api.post(ORGS, { name: category.name }, app.sysadmin);
   t.is(org.status, 201, 'an organization may share the name of a category');
 });
 
 test('POST /groups validates the body: 422 with one path per bad field', async (t) => {
-  const bad = await app.api.post(BASE, { name: 'Spaces Here', description: 42, imageUrl: 'not a url', packageCount: 3 }, sysadmin());
+  const bad = await app.api.post(BASE, { name: 'Spaces Here', description: 42, imageUrl: 'not a url', packageCount: 3 }, app.sysadmin);
   isProblem(t, bad, 422, 'validation_failed');
   t.deepEqual(fieldPaths(bad), ['description', 'imageUrl', 'name', 'packageCount']);
 
-  const uuidName = await app.api.post(BASE, { name: '3f2b8c1e-0a4d-4e5f-9b6c-7d8e9f0a1b2c' }, sysadmin());
+  const uuidName = await app.api.post(BASE, { name: '3f2b8c1e-0a4d-4e5f-9b6c-7d8e9f0a1b2c' }, app.sysadmin);
   isProblem(t, uuidName, 422, 'validation_failed');
   t.deepEqual(fieldPaths(uuidName), ['name']);
 
-  const notAnObject = await app.api.post(BASE, [], sysadmin());
+  const notAnObject = await app.api.post(BASE, [], app.sysadmin);
   isProblem(t, notAnObject, 422, 'validation_failed');
 });
 
@@ -169,15 +163,15 @@ test('PUT /groups/{nameOrId} is a full replacement by a category admin; editor a
 test('PUT /groups/{nameOrId} to a taken name is 409 on name; a rename frees the old name', async (t) => {
   const taken = await createGroup(t, { name: unique('taken') });
   const category = await createGroup(t, { name: unique('mover') });
-  const clash = await app.api.put(`${BASE}/${category.name}`, { name: taken.name }, sysadmin());
+  const clash = await app.api.put(`${BASE}/${category.name}`, { name: taken.name }, app.sysadmin);
   isProblem(t, clash, 409, 'conflict');
   t.is(clash.body.errors[0].path, 'name');
 
   const newName = unique('moved');
-  const moved = await app.api.put(`${BASE}/${category.name}`, { name: newName }, sysadmin());
+  const moved = await app.api.put(`${BASE}/${category.name}`, { name: newName }, app.sysadmin);
   t.like(moved.body, { id: category.id, name: newName, title: newName });
   isProblem(t, await app.api.get(`${BASE}/${category.name}`), 404, 'not_found');
-  t.is((await app.api.post(BASE, { name: category.name }, sysadmin())).status, 201);
+  t.is((await app.api.post(BASE, { name: category.name }, app.sysadmin)).status, 201);
 });
 
 // --- delete, restore, purge -------------------------------------------------------------------------
@@ -192,10 +186,10 @@ test('DELETE /groups/{nameOrId} soft-deletes (category admin): hidden from all b
   for (const auth of [anonymous, as(admin), as(member)]) {
     isProblem(t, await app.api.get(`${BASE}/${category.name}`, auth), 404, 'not_found');
   }
-  t.like((await app.api.get(`${BASE}/${category.id}`, sysadmin())).body, { id: category.id, state: 'deleted' });
+  t.like((await app.api.get(`${BASE}/${category.id}`, app.sysadmin)).body, { id: category.id, state: 'deleted' });
   t.is((await app.api.get(`${BASE}?q=${category.name}`)).body.count, 0);
   isProblem(t, await app.api.get(`${BASE}/${category.name}/members`, as(member)), 404, 'not_found');
-  t.is((await app.api.get(`${BASE}/${category.name}/members`, sysadmin())).body.count, 3);
+  t.is((await app.api.get(`${BASE}/${category.name}/members`, app.sysadmin)).body.count, 3);
 });
 
 test('POST /groups/{nameOrId}/restore is for sysadmins only', async (t) => {
@@ -205,7 +199,7 @@ test('POST /groups/{nameOrId}/restore is for sysadmins only', async (t) => {
   isProblem(t, await app.api.post(`${BASE}/${category.name}/restore`, undefined, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(`${BASE}/${category.name}/restore`, undefined, as(admin)), 403, 'forbidden');
 
-  const restored = await app.api.post(`${BASE}/${category.name}/restore`, undefined, sysadmin());
+  const restored = await app.api.post(`${BASE}/${category.name}/restore`, undefined, app.sysadmin);
   t.is(restored.status, 200);
   t.like(restored.body, { id: category.id, state: 'active' });
   t.like((await app.api.get(`${BASE}/${category.name}`)).body, { state: 'active' });
@@ -214,18 +208,18 @@ test('POST /groups/{nameOrId}/restore is for sysadmins only', async (t) => {
 
 test('POST /groups/{nameOrId}/purge needs a soft delete first (409) and a sysadmin, then removes it at once (204)', async (t) => {
   const { category, admin } = await categoryWithRoles(t, 'purge');
-  isProblem(t, await app.api.post(`${BASE}/${category.name}/purge`, undefined, sysadmin()), 409, 'conflict');
+  isProblem(t, await app.api.post(`${BASE}/${category.name}/purge`, undefined, app.sysadmin), 409, 'conflict');
   t.is((await app.api.delete(`${BASE}/${category.name}`, as(admin))).status, 204);
   isProblem(t, await app.api.post(`${BASE}/${category.name}/purge`, undefined, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(`${BASE}/${category.name}/purge`, undefined, as(admin)), 403, 'forbidden');
 
-  const purged = await app.api.post(`${BASE}/${category.name}/purge`, undefined, sysadmin());
+  const purged = await app.api.post(`${BASE}/${category.name}/purge`, undefined, app.sysadmin);
   t.is(purged.status, 204);
   t.is(purged.text, '');
-  isProblem(t, await app.api.get(`${BASE}/${category.id}`, sysadmin()), 404, 'not_found');
-  isProblem(t, await app.api.post(`${BASE}/${category.id}/purge`, undefined, sysadmin()), 404, 'not_found');
-  isProblem(t, await app.api.post(`${BASE}/${category.id}/restore`, undefined, sysadmin()), 404, 'not_found');
-  t.is((await app.api.get(`${BASE}?state=deleted&q=${category.name}`, sysadmin())).body.count, 0);
+  isProblem(t, await app.api.get(`${BASE}/${category.id}`, app.sysadmin), 404, 'not_found');
+  isProblem(t, await app.api.post(`${BASE}/${category.id}/purge`, undefined, app.sysadmin), 404, 'not_found');
+  isProblem(t, await app.api.post(`${BASE}/${category.id}/restore`, undefined, app.sysadmin), 404, 'not_found');
+  t.is((await app.api.get(`${BASE}?state=deleted&q=${category.name}`, app.sysadmin)).body.count, 0);
 
   const rows = await app.almanac.services.orm.em
     .fork()
@@ -239,9 +233,9 @@ test('purging a category leaves an organization of the same name alone', async (
   const name = unique('twin');
   const category = await createGroup(t, { name });
   const org = await createGroup(t, { name }, ORGS);
-  t.is((await app.api.delete(`${BASE}/${name}`, sysadmin())).status, 204);
-  t.is((await app.api.post(`${BASE}/${name}/purge`, undefined, sysadmin())).status, 204);
-  isProblem(t, await app.api.get(`${BASE}/${category.id}`, sysadmin()), 404, 'not_found');
+  t.is((await app.api.delete(`${BASE}/${name}`, app.sysadmin)).status, 204);
+  t.is((await app.api.post(`${BASE}/${name}/purge`, undefined, app.sysadmin)).status, 204);
+  isProblem(t, await app.api.get(`${BASE}/${category.id}`, app.sysadmin), 404, 'not_found');
   t.like((await app.api.get(`${ORGS}/${name}`)).body, { id: org.id, state: 'active' });
 });
 
@@ -257,7 +251,7 @@ test('GET /groups/{nameOrId}/members needs membership: anonymous 401, outsider 4
     { userId: editor.id, username: editor.username, displayName: null, role: 'editor' },
     { userId: member.id, username: member.username, displayName: null, role: 'member' },
   ].sort((a, b) => a.username.localeCompare(b.username));
-  for (const auth of [as(member), sysadmin()]) {
+  for (const auth of [as(member), app.sysadmin]) {
     const res = await app.api.get(`${BASE}/${category.name}/members`, auth);
     t.is(res.status, 200);
     t.deepEqual(res.body, { count: 3, offset: 0, limit: 20, results: expected });
@@ -294,7 +288,7 @@ test('only a category admin or a sysadmin manages members; DELETE is 204, then 4
   t.is((await app.api.delete(`${BASE}/${category.name}/members/${member.id}`, as(admin))).status, 204);
   isProblem(t, await app.api.delete(`${BASE}/${category.name}/members/${member.id}`, as(admin)), 404, 'not_found');
   isProblem(t, await app.api.get(`${BASE}/${category.name}/members`, as(member)), 403, 'forbidden');
-  t.is((await app.api.delete(`${BASE}/${category.id}/members/${editor.id}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${category.id}/members/${editor.id}`, app.sysadmin)).status, 204);
   t.is((await app.api.get(`${BASE}/${category.name}/members`, as(admin))).body.count, 1);
 });
 
@@ -303,7 +297,7 @@ test('a category admin manages the category but not an organization they are not
   const category = await createGroup(t, { name });
   const org = await createGroup(t, { name, title: 'The organization' }, ORGS);
   const curator = await app.api.newUser(unique('curator'));
-  t.is((await app.api.post(`${BASE}/${name}/members`, { user: curator.id, role: 'admin' }, sysadmin())).status, 201);
+  t.is((await app.api.post(`${BASE}/${name}/members`, { user: curator.id, role: 'admin' }, app.sysadmin)).status, 201);
 
   const put = await app.api.put(`${BASE}/${name}`, { name, title: 'Curated' }, { cookie: curator.cookie });
   t.is(put.status, 200, put.text);

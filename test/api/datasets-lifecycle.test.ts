@@ -25,13 +25,11 @@ test.after.always(async () => app?.stop());
 const PKG = '/api/v1/packages';
 const PLACEHOLDER = /^untitled-[a-z0-9]{8}$/;
 
-const sysadmin = (): Auth => ({ token: app.adminToken });
-
 /** An organization with the shared admin, editor and member in their roles. */
 const orgWithRoles = (t: ExecutionContext, prefix = 'org') => groupWithMembers(t, app, ORGANIZATIONS, { name: unique(prefix) }, people);
 
 async function setOrgRole(t: ExecutionContext, org: string, user: TestUser, role: 'admin' | 'editor' | 'member') {
-  const res = await app.api.post(`/api/v1/organizations/${org}/members`, { user: user.id, role }, sysadmin());
+  const res = await app.api.post(`/api/v1/organizations/${org}/members`, { user: user.id, role }, app.sysadmin);
   t.true(res.status === 200 || res.status === 201, res.text);
 }
 
@@ -68,8 +66,8 @@ const link = (n: number | string, extra: Record<string, unknown> = {}) => ({
 
 test('POST /packages by an org editor creates an active dataset with its resources, tags and categories', async (t) => {
   const org = await orgWithRoles(t);
-  const category = await app.api.post('/api/v1/groups', { name: unique('cat') }, sysadmin());
-  await app.api.post(`/api/v1/groups/${category.body.name}/members`, { user: people.editor.id, role: 'member' }, sysadmin());
+  const category = await app.api.post('/api/v1/groups', { name: unique('cat') }, app.sysadmin);
+  await app.api.post(`/api/v1/groups/${category.body.name}/members`, { user: people.editor.id, role: 'member' }, app.sysadmin);
   const newTag = unique('fresh-tag');
   t.false(await tagExists(newTag));
 
@@ -153,10 +151,10 @@ test('POST /packages: anonymous 401; a plain user or an org member 403, and noth
   isProblem(t, await app.api.post(PKG, body, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(PKG, body, as(people.outsider)), 403, 'forbidden');
   isProblem(t, await app.api.post(PKG, body, as(people.member)), 403, 'forbidden');
-  isProblem(t, await app.api.get(`${PKG}/${body.name}`, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.get(`${PKG}/${body.name}`, app.sysadmin), 404, 'not_found');
   // An org admin and the sysadmin may.
   t.is((await app.api.post(PKG, { ...body, name: unique('by-admin') }, as(people.admin))).status, 201);
-  t.is((await app.api.post(PKG, { ...body, name: unique('by-sysadmin') }, sysadmin())).status, 201);
+  t.is((await app.api.post(PKG, { ...body, name: unique('by-sysadmin') }, app.sysadmin)).status, 201);
 });
 
 test('POST /packages without name, ownerOrg and licenseId is 422 naming each', async (t) => {
@@ -187,7 +185,7 @@ test('POST /packages with one bad resource is 422 naming resources.N.field, and 
   isProblem(t, uploadWithUrl, 422, 'validation_failed');
   t.deepEqual(fieldPaths(uploadWithUrl), ['resources.0.url']);
 
-  isProblem(t, await app.api.get(`${PKG}/${name}`, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.get(`${PKG}/${name}`, app.sysadmin), 404, 'not_found');
   t.false(await tagExists(tag));
   // The name is still free.
   const created = await app.api.post(PKG, { ...base, resources: [link(1)] }, as(people.editor));
@@ -203,7 +201,7 @@ test('POST /packages with the same resource URL twice is 409, and nothing is cre
     as(people.editor),
   );
   isProblem(t, res, 409, 'conflict');
-  isProblem(t, await app.api.get(`${PKG}/${name}`, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.get(`${PKG}/${name}`, app.sysadmin), 404, 'not_found');
   t.is((await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit' }, as(people.editor))).status, 201);
 });
 
@@ -231,15 +229,15 @@ test('POST /packages with an unknown ownerOrg is 422 on ownerOrg', async (t) => 
   }
   // A deleted organization is unknown too.
   const gone = await orgWithRoles(t, 'gone-org');
-  t.is((await app.api.delete(`/api/v1/organizations/${gone.name}`, sysadmin())).status, 204);
-  const res = await app.api.post(PKG, { name: unique('orphan'), ownerOrg: gone.name, licenseId: 'mit' }, sysadmin());
+  t.is((await app.api.delete(`/api/v1/organizations/${gone.name}`, app.sysadmin)).status, 204);
+  const res = await app.api.post(PKG, { name: unique('orphan'), ownerOrg: gone.name, licenseId: 'mit' }, app.sysadmin);
   isProblem(t, res, 422, 'validation_failed');
   t.deepEqual(fieldPaths(res), ['ownerOrg']);
 });
 
 test('POST /packages into a category needs membership of it (403); the sysadmin may; an unknown one is 422', async (t) => {
   const org = await orgWithRoles(t);
-  const category = await app.api.post('/api/v1/groups', { name: unique('closed-cat') }, sysadmin());
+  const category = await app.api.post('/api/v1/groups', { name: unique('closed-cat') }, app.sysadmin);
   const name = unique('in-cat');
   const tag = unique('refused-tag');
   const refused = await app.api.post(
@@ -249,9 +247,9 @@ test('POST /packages into a category needs membership of it (403); the sysadmin 
   );
   isProblem(t, refused, 403, 'forbidden');
   t.false(await tagExists(tag));
-  isProblem(t, await app.api.get(`${PKG}/${name}`, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.get(`${PKG}/${name}`, app.sysadmin), 404, 'not_found');
 
-  const bySysadmin = await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit', groups: [category.body.id] }, sysadmin());
+  const bySysadmin = await app.api.post(PKG, { name, ownerOrg: org.name, licenseId: 'mit', groups: [category.body.id] }, app.sysadmin);
   t.is(bySysadmin.status, 201, bySysadmin.text);
   t.deepEqual(
     bySysadmin.body.groups.map((g: { name: string }) => g.name),
@@ -314,12 +312,12 @@ test('a draft is seen only with ?state=draft, and only by its creator, org edito
   const mine = await createDraft(t, people.creator);
 
   for (const ref of [draft.name, draft.id]) {
-    for (const who of [anonymous, as(people.editor), sysadmin()]) {
+    for (const who of [anonymous, as(people.editor), app.sysadmin]) {
       isProblem(t, await app.api.get(`${PKG}/${ref}`, who), 404, 'not_found');
     }
   }
   const path = `${PKG}/${draft.id}?state=draft`;
-  for (const who of [as(people.editor), as(people.admin), sysadmin()]) {
+  for (const who of [as(people.editor), as(people.admin), app.sysadmin]) {
     const res = await app.api.get(path, who);
     t.is(res.status, 200, res.text);
     t.is(res.body.id, draft.id);
@@ -333,7 +331,7 @@ test('a draft is seen only with ?state=draft, and only by its creator, org edito
 
   // A draft without an organization: its creator and the sysadmin only.
   t.is((await app.api.get(`${PKG}/${mine.id}?state=draft`, as(people.creator))).status, 200);
-  t.is((await app.api.get(`${PKG}/${mine.id}?state=draft`, sysadmin())).status, 200);
+  t.is((await app.api.get(`${PKG}/${mine.id}?state=draft`, app.sysadmin)).status, 200);
   isProblem(t, await app.api.get(`${PKG}/${mine.id}?state=draft`, anonymous), 401, 'unauthenticated');
   for (const who of [as(people.editor), as(people.outsider)]) {
     isProblem(t, await app.api.get(`${PKG}/${mine.id}?state=draft`, who), 404, 'not_found');
@@ -538,7 +536,7 @@ test('DELETE of an active dataset is a soft delete, seen only by org editors+ an
   for (const who of [anonymous, as(people.outsider), as(people.member)]) {
     isProblem(t, await app.api.get(`${PKG}/${ds.id}`, who), 404, 'not_found');
   }
-  for (const who of [as(people.editor), as(people.admin), sysadmin()]) {
+  for (const who of [as(people.editor), as(people.admin), app.sysadmin]) {
     const res = await app.api.get(`${PKG}/${ds.id}`, who);
     t.is(res.status, 200, res.text);
     t.is(res.body.state, 'deleted');
@@ -561,7 +559,7 @@ test('DELETE of an active dataset is a soft delete, seen only by org editors+ an
     'not_found',
   );
   t.is((await app.api.delete(`${PKG}/${ds.id}`, as(people.editor))).status, 204);
-  t.is((await app.api.get(`${PKG}/${ds.id}`, sysadmin())).body.state, 'deleted');
+  t.is((await app.api.get(`${PKG}/${ds.id}`, app.sysadmin)).body.state, 'deleted');
   // The name stays taken while the dataset exists.
   isProblem(t, await app.api.post(PKG, { name: ds.name, ownerOrg: org.name, licenseId: 'mit' }, as(people.editor)), 409, 'conflict');
 });
@@ -569,22 +567,22 @@ test('DELETE of an active dataset is a soft delete, seen only by org editors+ an
 test('restore is sysadmin only and returns a deleted dataset to active; an active one is 409', async (t) => {
   const org = await orgWithRoles(t);
   const ds = await createActive(t, org);
-  isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, sysadmin()), 409, 'conflict');
+  isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, app.sysadmin), 409, 'conflict');
   t.is((await app.api.delete(`${PKG}/${ds.id}`, as(people.editor))).status, 204);
 
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, as(people.admin)), 403, 'forbidden');
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, as(people.editor)), 403, 'forbidden');
-  t.is((await app.api.get(`${PKG}/${ds.id}`, sysadmin())).body.state, 'deleted');
+  t.is((await app.api.get(`${PKG}/${ds.id}`, app.sysadmin)).body.state, 'deleted');
 
-  const res = await app.api.post(`${PKG}/${ds.name}/restore`, undefined, sysadmin());
+  const res = await app.api.post(`${PKG}/${ds.name}/restore`, undefined, app.sysadmin);
   t.is(res.status, 200, res.text);
   t.like(res.body, { id: ds.id, state: 'active', publishedAt: ds.publishedAt });
   const pub = await app.api.get(`${PKG}/${ds.id}`);
   t.is(pub.status, 200);
   t.is(pub.body.state, 'active');
-  isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, sysadmin()), 409, 'conflict');
-  isProblem(t, await app.api.post(`${PKG}/${unique('missing')}/restore`, undefined, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.post(`${PKG}/${ds.id}/restore`, undefined, app.sysadmin), 409, 'conflict');
+  isProblem(t, await app.api.post(`${PKG}/${unique('missing')}/restore`, undefined, app.sysadmin), 404, 'not_found');
 });
 
 test('DELETE of a draft by its creator removes it and its resources for good', async (t) => {
@@ -596,8 +594,8 @@ test('DELETE of a draft by its creator removes it and its resources for good', a
   const del = await app.api.delete(`${PKG}/${draft.id}`, as(people.creator));
   t.is(del.status, 204, del.text);
   isProblem(t, await app.api.get(`${PKG}/${draft.id}?state=draft`, as(people.creator)), 404, 'not_found');
-  isProblem(t, await app.api.get(`${PKG}/${draft.id}?state=draft`, sysadmin()), 404, 'not_found');
-  isProblem(t, await app.api.get(`/api/v1/resources/${added.body.id}`, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.get(`${PKG}/${draft.id}?state=draft`, app.sysadmin), 404, 'not_found');
+  isProblem(t, await app.api.get(`/api/v1/resources/${added.body.id}`, app.sysadmin), 404, 'not_found');
   isProblem(t, await app.api.delete(`${PKG}/${draft.id}`, as(people.creator)), 404, 'not_found');
   // Its name is free again.
   t.is((await app.api.post(`${PKG}/drafts`, { name: draft.name }, as(people.creator))).status, 201);
@@ -780,7 +778,7 @@ test('resources of a private dataset are 404 to outsiders and visible to org mem
   isProblem(t, await app.api.put(`/api/v1/resources/${id}`, link(1), as(people.outsider)), 404, 'not_found');
   isProblem(t, await app.api.delete(`/api/v1/resources/${id}`, as(people.outsider)), 404, 'not_found');
   isProblem(t, await app.api.post(`${PKG}/${ds.id}/resources`, link(2), as(people.outsider)), 404, 'not_found');
-  for (const who of [as(people.member), as(people.editor), sysadmin()]) {
+  for (const who of [as(people.member), as(people.editor), app.sysadmin]) {
     t.is((await app.api.get(`/api/v1/resources/${id}`, who)).status, 200);
     t.is((await app.api.get(`${PKG}/${ds.id}/resources`, who)).body.count, 1);
   }
@@ -791,7 +789,13 @@ test.serial('/resources/count and /resources/formats count only active datasets 
   const org = await orgWithRoles(t, 'count-org');
   const fmt = `FMT${Date.now()}`;
   const res = (n: string) => link(`count-${n}`, { format: fmt.toLowerCase() });
-  const callers = { anonymous, member: as(people.member), outsider: as(people.outsider), editor: as(people.editor), sysadmin: sysadmin() };
+  const callers = {
+    anonymous,
+    member: as(people.member),
+    outsider: as(people.outsider),
+    editor: as(people.editor),
+    sysadmin: app.sysadmin,
+  };
   const count = async (who: Auth) => (await app.api.get('/api/v1/resources/count', who)).body.count as number;
   const formatCount = async (who: Auth) => {
     const r = await app.api.get('/api/v1/resources/formats', who);

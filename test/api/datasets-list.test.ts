@@ -25,8 +25,6 @@ test.after.always(async () => app?.stop());
 
 const PKG = '/api/v1/packages';
 
-const sysadmin = (): Auth => ({ token: app.adminToken });
-
 /**
  * A random word of letters only, unlike any English word and unlike each other (the typo fallback would
  * rightly match two words sharing most of their trigrams), so keyword search finds exactly one test's datasets.
@@ -236,9 +234,9 @@ test('license_id[] OR within', async (t) => {
 test('creator_user_id filters by creator; a malformed id → 400', async (t) => {
   const org = await orgWithRoles(t);
   const byEditor = await createActive(t, org);
-  const byAdmin = await createActive(t, org, {}, sysadmin());
+  const byAdmin = await createActive(t, org, {}, app.sysadmin);
   t.deepEqual(names(await list(t, `creator_user_id=${people.editor.id}&organization=${org.name}`)), [byEditor.name]);
-  const admin = await app.api.get('/api/v1/users/me', sysadmin());
+  const admin = await app.api.get('/api/v1/users/me', app.sysadmin);
   if (admin.status === 200 && admin.body?.id) {
     t.deepEqual(names(await list(t, `creator_user_id=${admin.body.id}&organization=${org.name}`)), [byAdmin.name]);
   }
@@ -249,10 +247,10 @@ test('creator_user_id filters by creator; a malformed id → 400', async (t) => 
 
 test('my_org limits to the caller’s organizations', async (t) => {
   const mine = await orgWithRoles(t);
-  const theirs = await app.api.post('/api/v1/organizations', { name: unique('theirs') }, sysadmin());
+  const theirs = await app.api.post('/api/v1/organizations', { name: unique('theirs') }, app.sysadmin);
   t.is(theirs.status, 201, theirs.text);
   const dMine = await createActive(t, mine);
-  const dTheirs = await createActive(t, theirs.body, {}, sysadmin());
+  const dTheirs = await createActive(t, theirs.body, {}, app.sysadmin);
 
   const forMember = await list(t, 'my_org&limit=100', as(people.member));
   t.true(names(forMember).includes(dMine.name));
@@ -270,7 +268,7 @@ test('private datasets appear only with the private flag, and only for org membe
   const pub = await createActive(t, org);
   const priv = await createActive(t, org, { private: true });
   const q = `organization=${org.name}&sort_by=name`;
-  for (const auth of [anonymous, as(people.plain), as(people.otherEditor), as(people.member), as(people.editor), sysadmin()]) {
+  for (const auth of [anonymous, as(people.plain), as(people.otherEditor), as(people.member), as(people.editor), app.sysadmin]) {
     t.deepEqual(names(await list(t, q, auth)), [pub.name]);
   }
   for (const auth of [anonymous, as(people.plain), as(people.otherEditor)]) {
@@ -278,7 +276,7 @@ test('private datasets appear only with the private flag, and only for org membe
     t.deepEqual(names(res), [pub.name]);
     t.is(res.body.count, 1);
   }
-  for (const auth of [as(people.member), as(people.editor), sysadmin()]) {
+  for (const auth of [as(people.member), as(people.editor), app.sysadmin]) {
     const res = await list(t, `${q}&private=true`, auth);
     t.deepEqual(names(res), [pub.name, priv.name].sort());
     t.is(res.body.count, 2);
@@ -295,7 +293,7 @@ test('state=deleted: org editors and sysadmins see deleted datasets; members and
   for (const d of [gone, goneTooPrivate]) t.is((await app.api.delete(`${PKG}/${d.name}`, as(people.editor))).status, 204);
 
   const q = `state=deleted&organization=${org.name}&sort_by=name`;
-  for (const auth of [as(people.editor), sysadmin()]) {
+  for (const auth of [as(people.editor), app.sysadmin]) {
     const res = await list(t, q, auth);
     t.deepEqual(names(res), [gone.name]);
     t.true(res.body.results.every((d: { state: string }) => d.state === 'deleted'));
@@ -319,8 +317,8 @@ test('draft listing rule 1: own drafts plus drafts of orgs where the caller is e
   const tag = unique('dr1');
   const ownByCreator = await createDraft(t, as(people.creator), { name: `${tag}-creator` });
   const orgByEditor = await createDraft(t, as(people.editor), { name: `${tag}-org-editor`, ownerOrg: org.name });
-  const orgByAdmin = await createDraft(t, sysadmin(), { name: `${tag}-org-admin`, ownerOrg: org.name });
-  const ownByAdmin = await createDraft(t, sysadmin(), { name: `${tag}-sys` });
+  const orgByAdmin = await createDraft(t, app.sysadmin, { name: `${tag}-org-admin`, ownerOrg: org.name });
+  const ownByAdmin = await createDraft(t, app.sysadmin, { name: `${tag}-sys` });
   const ownByMember = await createDraft(t, as(people.member), { name: `${tag}-member` });
   const active = await createActive(t, org, { name: `${tag}-active` });
 
@@ -336,8 +334,8 @@ test('draft listing rule 1: own drafts plus drafts of orgs where the caller is e
   t.deepEqual(await seen(as(people.member)), [ownByMember.name]);
   t.deepEqual(await seen(as(people.plain)), []);
   // Even a sysadmin's work list is their own drafts plus orgs where they are editor+ (here: none).
-  t.deepEqual(await seen(sysadmin()), [orgByAdmin.name, ownByAdmin.name].sort());
-  t.false((await seen(sysadmin())).includes(active.name));
+  t.deepEqual(await seen(app.sysadmin), [orgByAdmin.name, ownByAdmin.name].sort());
+  t.false((await seen(app.sysadmin)).includes(active.name));
 
   isProblem(t, await app.api.get(`${PKG}?state=draft`), 401, 'unauthenticated');
 });
@@ -420,7 +418,7 @@ test('drafts never appear in the active listing, search, facets or counts', asyn
     licenseId: 'draft-only-licence',
   });
   const active = await createActive(t, org, { title: 'Visible' });
-  for (const auth of [as(people.editor), sysadmin()]) {
+  for (const auth of [as(people.editor), app.sysadmin]) {
     const res = await list(t, `organization=${org.name}&include_facets&private`, auth);
     t.deepEqual(names(res), [active.name]);
     t.is(res.body.count, 1);
@@ -585,7 +583,7 @@ test('search: a private dataset never appears for outsiders, and a draft never a
     for (const flag of ['', '&private']) t.is((await list(t, `q=${w}${flag}`, auth)).body.count, 0);
   }
   t.deepEqual(names(await list(t, `q=${w}&private`, as(people.member))), [priv.name]);
-  t.deepEqual(names(await list(t, `q=${w}&private`, sysadmin())), [priv.name]);
+  t.deepEqual(names(await list(t, `q=${w}&private`, app.sysadmin)), [priv.name]);
   t.false(names(await list(t, `q=${w}&private`, as(people.editor))).includes(draft.name));
 });
 
@@ -606,8 +604,8 @@ test('search documents are kept current: update, soft delete, restore, new resou
 
   t.is((await app.api.delete(`${PKG}/${d.name}`, as(people.editor))).status, 204);
   t.deepEqual(names(await list(t, `q=${newWord}`)), []);
-  t.deepEqual(names(await list(t, `q=${newWord}&private`, sysadmin())), []);
-  const restored = await app.api.post(`${PKG}/${d.name}/restore`, undefined, sysadmin());
+  t.deepEqual(names(await list(t, `q=${newWord}&private`, app.sysadmin)), []);
+  const restored = await app.api.post(`${PKG}/${d.name}/restore`, undefined, app.sysadmin);
   t.is(restored.status, 200, restored.text);
   t.deepEqual(names(await list(t, `q=${newWord}`)), [d.name]);
 

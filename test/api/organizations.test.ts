@@ -1,9 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { fieldPaths, isProblem } from '../helpers/problem.ts';
 import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
-import { anonymous, as, type Auth, type TestUser } from '../helpers/client.ts';
+import { anonymous, as, type TestUser } from '../helpers/client.ts';
 import { ISO, UUID } from '../helpers/formats.ts';
-import { ORGANIZATIONS as BASE, createGroup, groupWithMembers } from '../helpers/groups.ts';
+import { ORGANIZATIONS as BASE, createGroup, groupWithMembers, LISTED_GROUP_FIELDS } from '../helpers/groups.ts';
 import { unique } from '../helpers/names.ts';
 
 let app: TestApp;
@@ -17,7 +17,6 @@ test.before(async () => {
 });
 test.after.always(async () => app?.stop());
 
-const sysadmin = (): Auth => ({ token: app.adminToken });
 const newUser = (prefix: string): Promise<TestUser> => app.api.newUser(unique(prefix));
 const createOrg = (t: ExecutionContext, fields: Record<string, unknown>) => createGroup(t, app, BASE, fields);
 
@@ -50,17 +49,7 @@ test('GET /organizations lists active organizations in the list envelope, filter
     [...names, byTitle.name].sort(),
   );
   const record = filtered.body.results[0];
-  t.deepEqual(Object.keys(record).sort(), [
-    'createdAt',
-    'description',
-    'id',
-    'imageUrl',
-    'name',
-    'packageCount',
-    'state',
-    'title',
-    'updatedAt',
-  ]);
+  t.deepEqual(Object.keys(record).sort(), LISTED_GROUP_FIELDS);
   t.regex(record.id, UUID);
   t.is(record.state, 'active');
 
@@ -96,13 +85,13 @@ test('GET /organizations rejects bad paging and an unknown state with 400 naming
 test('GET /organizations?state=deleted is for sysadmins only', async (t) => {
   const kept = await createOrg(t, { name: unique('kept') });
   const gone = await createOrg(t, { name: unique('gone') });
-  t.is((await app.api.delete(`${BASE}/${gone.name}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${gone.name}`, app.sysadmin)).status, 204);
   const user = people.outsider;
 
   isProblem(t, await app.api.get(`${BASE}?state=deleted`, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.get(`${BASE}?state=deleted`, as(user)), 403, 'forbidden');
 
-  const deleted = await app.api.get(`${BASE}?state=deleted&limit=100`, sysadmin());
+  const deleted = await app.api.get(`${BASE}?state=deleted&limit=100`, app.sysadmin);
   t.is(deleted.status, 200);
   const names = deleted.body.results.map((o: { name: string }) => o.name);
   t.true(names.includes(gone.name));
@@ -123,14 +112,14 @@ test('POST /organizations is for sysadmins: anonymous 401, a user 403', async (t
 
 test('POST /organizations creates an organization (201) and the title defaults to the name', async (t) => {
   const name = unique('created');
-  const res = await app.api.post(BASE, { name }, sysadmin());
+  const res = await app.api.post(BASE, { name }, app.sysadmin);
   t.is(res.status, 201);
   t.regex(res.body.id, UUID);
   t.like(res.body, { name, title: name, description: null, imageUrl: null, state: 'active' });
   t.regex(res.body.createdAt, ISO);
   t.regex(res.body.updatedAt, ISO);
 
-  const blankTitle = await app.api.post(BASE, { name: unique('blank-title'), title: '   ' }, sysadmin());
+  const blankTitle = await app.api.post(BASE, { name: unique('blank-title'), title: '   ' }, app.sysadmin);
   t.is(blankTitle.status, 201);
   t.is(blankTitle.body.title, blankTitle.body.name);
 
@@ -140,7 +129,7 @@ test('POST /organizations creates an organization (201) and the title defaults t
     description: 'An organization with **every** field.',
     imageUrl: 'https://example.org/logo.png',
   };
-  const created = await app.api.post(BASE, full, sysadmin());
+  const created = await app.api.post(BASE, full, app.sysadmin);
   t.is(created.status, 201);
   t.like(created.body, { ...full, state: 'active' });
   t.deepEqual((await app.api.get(`${BASE}/${full.name}`)).body, created.body);
@@ -148,37 +137,37 @@ test('POST /organizations creates an organization (201) and the title defaults t
 
 test('POST /organizations with a taken name is 409 on name; a category may share the name', async (t) => {
   const org = await createOrg(t, { name: unique('dup') });
-  const again = await app.api.post(BASE, { name: org.name, title: 'Another' }, sysadmin());
+  const again = await app.api.post(BASE, { name: org.name, title: 'Another' }, app.sysadmin);
   isProblem(t, again, 409, 'conflict');
   t.is(again.body.errors[0].path, 'name');
 
-  const category = await app.api.post('/api/v1/groups', { name: org.name }, sysadmin());
+  const category = await app.api.post('/api/v1/groups', { name: org.name }, app.sysadmin);
   t.is(category.status, 201, 'names are unique per kind');
   t.not(category.body.id, org.id);
 });
 
 test('POST /organizations validates the body: 422 with one path per bad field', async (t) => {
-  const bad = await app.api.post(BASE, { name: 'Not A Slug', imageUrl: 'ftp://example.org/x.png', extra: true }, sysadmin());
+  const bad = await app.api.post(BASE, { name: 'Not A Slug', imageUrl: 'ftp://example.org/x.png', extra: true }, app.sysadmin);
   isProblem(t, bad, 422, 'validation_failed');
   t.deepEqual(fieldPaths(bad), ['extra', 'imageUrl', 'name']);
 
-  const missing = await app.api.post(BASE, { title: 'No name' }, sysadmin());
+  const missing = await app.api.post(BASE, { title: 'No name' }, app.sysadmin);
   isProblem(t, missing, 422, 'validation_failed');
   t.deepEqual(fieldPaths(missing), ['name']);
 
   for (const name of ['a', '-leading-dash', 'x'.repeat(101), 'dots.not.allowed']) {
-    const res = await app.api.post(BASE, { name }, sysadmin());
+    const res = await app.api.post(BASE, { name }, app.sysadmin);
     isProblem(t, res, 422, 'validation_failed');
     t.deepEqual(fieldPaths(res), ['name'], name);
   }
 
-  const longTitle = await app.api.post(BASE, { name: unique('long-title'), title: 'x'.repeat(301) }, sysadmin());
+  const longTitle = await app.api.post(BASE, { name: unique('long-title'), title: 'x'.repeat(301) }, app.sysadmin);
   isProblem(t, longTitle, 422, 'validation_failed');
   t.deepEqual(fieldPaths(longTitle), ['title']);
 });
 
 test('POST /organizations refuses a name shaped like a UUID, which {nameOrId} would read as an id', async (t) => {
-  const res = await app.api.post(BASE, { name: '3f2b8c1e-0a4d-4e5f-9b6c-7d8e9f0a1b2c' }, sysadmin());
+  const res = await app.api.post(BASE, { name: '3f2b8c1e-0a4d-4e5f-9b6c-7d8e9f0a1b2c' }, app.sysadmin);
   isProblem(t, res, 422, 'validation_failed');
   t.deepEqual(fieldPaths(res), ['name']);
 });
@@ -200,7 +189,7 @@ test('GET /organizations/{nameOrId} finds by name and by id; unknown names and i
 });
 
 test('GET /organizations/{nameOrId} does not find a category', async (t) => {
-  const category = await app.api.post('/api/v1/groups', { name: unique('only-a-category') }, sysadmin());
+  const category = await app.api.post('/api/v1/groups', { name: unique('only-a-category') }, app.sysadmin);
   t.is(category.status, 201);
   isProblem(t, await app.api.get(`${BASE}/${category.body.name}`), 404, 'not_found');
   isProblem(t, await app.api.get(`${BASE}/${category.body.id}`), 404, 'not_found');
@@ -213,7 +202,7 @@ test('PUT /organizations/{nameOrId} is a full replacement by an org admin: omitt
   const filled = await app.api.put(
     `${BASE}/${org.name}`,
     { name: org.name, title: 'Filled', description: 'About us', imageUrl: 'https://example.org/a.png' },
-    sysadmin(),
+    app.sysadmin,
   );
   t.is(filled.status, 200);
   t.like(filled.body, { title: 'Filled', description: 'About us', imageUrl: 'https://example.org/a.png' });
@@ -233,7 +222,7 @@ test('PUT /organizations/{nameOrId} is a full replacement by an org admin: omitt
 test('PUT /organizations/{nameOrId} can rename; the old name is then unknown', async (t) => {
   const org = await createOrg(t, { name: unique('old-name') });
   const newName = unique('new-name');
-  const res = await app.api.put(`${BASE}/${org.name}`, { name: newName, title: 'Renamed' }, sysadmin());
+  const res = await app.api.put(`${BASE}/${org.name}`, { name: newName, title: 'Renamed' }, app.sysadmin);
   t.is(res.status, 200);
   t.like(res.body, { id: org.id, name: newName });
   isProblem(t, await app.api.get(`${BASE}/${org.name}`), 404, 'not_found');
@@ -253,16 +242,16 @@ test('PUT /organizations/{nameOrId} needs an org admin: anonymous 401, editor, m
 test('PUT /organizations/{nameOrId} to a taken name is 409 on name; invalid bodies are 422; unknown is 404', async (t) => {
   const taken = await createOrg(t, { name: unique('taken') });
   const org = await createOrg(t, { name: unique('renamer') });
-  const clash = await app.api.put(`${BASE}/${org.name}`, { name: taken.name }, sysadmin());
+  const clash = await app.api.put(`${BASE}/${org.name}`, { name: taken.name }, app.sysadmin);
   isProblem(t, clash, 409, 'conflict');
   t.is(clash.body.errors[0].path, 'name');
   t.is((await app.api.get(`${BASE}/${org.id}`)).body.name, org.name);
 
-  const invalid = await app.api.put(`${BASE}/${org.name}`, { title: 'no name', color: 'red' }, sysadmin());
+  const invalid = await app.api.put(`${BASE}/${org.name}`, { title: 'no name', color: 'red' }, app.sysadmin);
   isProblem(t, invalid, 422, 'validation_failed');
   t.deepEqual(fieldPaths(invalid), ['color', 'name']);
 
-  isProblem(t, await app.api.put(`${BASE}/no-such-org`, { name: 'no-such-org' }, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.put(`${BASE}/no-such-org`, { name: 'no-such-org' }, app.sysadmin), 404, 'not_found');
 });
 
 // --- delete, restore --------------------------------------------------------------------------------
@@ -281,30 +270,30 @@ test('DELETE /organizations/{nameOrId} soft-deletes: 204, then hidden from all b
     isProblem(t, await app.api.get(`${BASE}/${org.name}`, auth), 404, 'not_found');
     isProblem(t, await app.api.get(`${BASE}/${org.id}`, auth), 404, 'not_found');
   }
-  const seen = await app.api.get(`${BASE}/${org.name}`, sysadmin());
+  const seen = await app.api.get(`${BASE}/${org.name}`, app.sysadmin);
   t.is(seen.status, 200);
   t.like(seen.body, { id: org.id, state: 'deleted' });
 
-  t.is((await app.api.get(`${BASE}?q=${org.name}`, sysadmin())).body.count, 0, 'absent from the default list');
+  t.is((await app.api.get(`${BASE}?q=${org.name}`, app.sysadmin)).body.count, 0, 'absent from the default list');
   const mine = await app.api.get('/api/v1/users/me/organizations?limit=100', as(admin));
   t.false(mine.body.results.some((o: { id: string }) => o.id === org.id));
 
   // Its former admin can no longer reach it; the sysadmin may delete again, which changes nothing.
   isProblem(t, await app.api.delete(`${BASE}/${org.name}`, as(admin)), 404, 'not_found');
   isProblem(t, await app.api.get(`${BASE}/${org.name}/members`, as(admin)), 404, 'not_found');
-  t.is((await app.api.delete(`${BASE}/${org.name}`, sysadmin())).status, 204);
-  isProblem(t, await app.api.delete(`${BASE}/no-such-org`, sysadmin()), 404, 'not_found');
+  t.is((await app.api.delete(`${BASE}/${org.name}`, app.sysadmin)).status, 204);
+  isProblem(t, await app.api.delete(`${BASE}/no-such-org`, app.sysadmin), 404, 'not_found');
 });
 
 test('POST /organizations/{nameOrId}/restore is for sysadmins and brings the organization back', async (t) => {
   const { org, admin } = await orgWithRoles(t, 'restore');
-  t.is((await app.api.delete(`${BASE}/${org.name}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${org.name}`, app.sysadmin)).status, 204);
 
   isProblem(t, await app.api.post(`${BASE}/${org.name}/restore`, undefined, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(`${BASE}/${org.name}/restore`, undefined, as(admin)), 403, 'forbidden');
   isProblem(t, await app.api.get(`${BASE}/${org.name}`), 404, 'not_found');
 
-  const restored = await app.api.post(`${BASE}/${org.name}/restore`, undefined, sysadmin());
+  const restored = await app.api.post(`${BASE}/${org.name}/restore`, undefined, app.sysadmin);
   t.is(restored.status, 200);
   t.like(restored.body, { id: org.id, name: org.name, state: 'active' });
 
@@ -317,7 +306,7 @@ test('POST /organizations/{nameOrId}/restore is for sysadmins and brings the org
     'memberships survive a soft delete',
   );
 
-  isProblem(t, await app.api.post(`${BASE}/no-such-org/restore`, undefined, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.post(`${BASE}/no-such-org/restore`, undefined, app.sysadmin), 404, 'not_found');
   isProblem(t, await app.api.post(`${BASE}/${org.name}/restore`, undefined, as(admin)), 403, 'forbidden');
 });
 
@@ -325,26 +314,26 @@ test('POST /organizations/{nameOrId}/restore is for sysadmins and brings the org
 
 test('POST /organizations/{nameOrId}/purge needs a soft delete first (409) and a sysadmin', async (t) => {
   const { org, admin } = await orgWithRoles(t, 'purge-guard');
-  const active = await app.api.post(`${BASE}/${org.name}/purge`, undefined, sysadmin());
+  const active = await app.api.post(`${BASE}/${org.name}/purge`, undefined, app.sysadmin);
   isProblem(t, active, 409, 'conflict');
   isProblem(t, await app.api.post(`${BASE}/${org.name}/purge`, undefined, as(admin)), 403, 'forbidden');
 
   t.is((await app.api.delete(`${BASE}/${org.name}`, as(admin))).status, 204);
   isProblem(t, await app.api.post(`${BASE}/${org.name}/purge`, undefined, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.post(`${BASE}/${org.name}/purge`, undefined, as(admin)), 403, 'forbidden');
-  t.like((await app.api.get(`${BASE}/${org.id}`, sysadmin())).body, { state: 'deleted' }, 'still there');
+  t.like((await app.api.get(`${BASE}/${org.id}`, app.sysadmin)).body, { state: 'deleted' }, 'still there');
 
-  isProblem(t, await app.api.post(`${BASE}/no-such-org/purge`, undefined, sysadmin()), 404, 'not_found');
+  isProblem(t, await app.api.post(`${BASE}/no-such-org/purge`, undefined, app.sysadmin), 404, 'not_found');
 });
 
 test('purging an organization runs purge-org-<id> once and removes it with its memberships', async (t) => {
   const { org, admin, member } = await orgWithRoles(t, 'purge');
-  t.is((await app.api.delete(`${BASE}/${org.name}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${org.name}`, app.sysadmin)).status, 204);
 
   // Two requests at once: both answer with the one workflow run.
   const [first, second] = await Promise.all([
-    app.api.post(`${BASE}/${org.name}/purge`, undefined, sysadmin()),
-    app.api.post(`${BASE}/${org.id}/purge`, undefined, sysadmin()),
+    app.api.post(`${BASE}/${org.name}/purge`, undefined, app.sysadmin),
+    app.api.post(`${BASE}/${org.id}/purge`, undefined, app.sysadmin),
   ]);
   t.is(first.status, 202, first.text);
   t.deepEqual(Object.keys(first.body).sort(), ['runId', 'uiUrl', 'workflowId']);
@@ -358,17 +347,17 @@ test('purging an organization runs purge-org-<id> once and removes it with its m
   }
 
   const deadline = Date.now() + 30_000;
-  let detail = await app.api.get(`${BASE}/${org.id}`, sysadmin());
+  let detail = await app.api.get(`${BASE}/${org.id}`, app.sysadmin);
   while (detail.status === 200 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
-    detail = await app.api.get(`${BASE}/${org.id}`, sysadmin());
+    detail = await app.api.get(`${BASE}/${org.id}`, app.sysadmin);
   }
   isProblem(t, detail, 404, 'not_found');
 
   // Once it is gone, a repeat request finds nothing to purge rather than starting another run.
-  isProblem(t, await app.api.post(`${BASE}/${org.id}/purge`, undefined, sysadmin()), 404, 'not_found');
-  isProblem(t, await app.api.post(`${BASE}/${org.id}/restore`, undefined, sysadmin()), 404, 'not_found');
-  const deleted = await app.api.get(`${BASE}?state=deleted&q=${org.name}`, sysadmin());
+  isProblem(t, await app.api.post(`${BASE}/${org.id}/purge`, undefined, app.sysadmin), 404, 'not_found');
+  isProblem(t, await app.api.post(`${BASE}/${org.id}/restore`, undefined, app.sysadmin), 404, 'not_found');
+  const deleted = await app.api.get(`${BASE}?state=deleted&q=${org.name}`, app.sysadmin);
   t.is(deleted.body.count, 0);
 
   for (const user of [admin, member]) {
@@ -400,7 +389,7 @@ test('GET /organizations/{nameOrId}/members needs membership: anonymous 401, out
     { userId: editor.id, username: editor.username, displayName: null, role: 'editor' },
     { userId: member.id, username: member.username, displayName: null, role: 'member' },
   ].sort((a, b) => a.username.localeCompare(b.username));
-  for (const auth of [as(member), as(editor), as(admin), sysadmin()]) {
+  for (const auth of [as(member), as(editor), as(admin), app.sysadmin]) {
     const res = await app.api.get(`${BASE}/${org.id}/members`, auth);
     t.is(res.status, 200);
     t.deepEqual(res.body, { count: 3, offset: 0, limit: 20, results: expected });
@@ -421,18 +410,18 @@ test('POST /organizations/{nameOrId}/members upserts: 201 when added, 200 when t
   t.is(reg.status, 201);
   const row = { userId: reg.body.id, username, displayName: 'Carol C.' };
 
-  const added = await app.api.post(`${BASE}/${org.name}/members`, { user: username, role: 'member' }, sysadmin());
+  const added = await app.api.post(`${BASE}/${org.name}/members`, { user: username, role: 'member' }, app.sysadmin);
   t.is(added.status, 201);
   t.deepEqual(added.body, { ...row, role: 'member' });
 
-  const changed = await app.api.post(`${BASE}/${org.name}/members`, { user: reg.body.id, role: 'editor' }, sysadmin());
+  const changed = await app.api.post(`${BASE}/${org.name}/members`, { user: reg.body.id, role: 'editor' }, app.sysadmin);
   t.is(changed.status, 200);
   t.deepEqual(changed.body, { ...row, role: 'editor' });
 
-  const same = await app.api.post(`${BASE}/${org.id}/members`, { user: username, role: 'editor' }, sysadmin());
+  const same = await app.api.post(`${BASE}/${org.id}/members`, { user: username, role: 'editor' }, app.sysadmin);
   t.is(same.status, 200);
 
-  const list = await app.api.get(`${BASE}/${org.name}/members`, sysadmin());
+  const list = await app.api.get(`${BASE}/${org.name}/members`, app.sysadmin);
   t.deepEqual(list.body.results, [{ ...row, role: 'editor' }], 'one membership, never a duplicate');
 });
 
@@ -440,43 +429,43 @@ test('POST /organizations/{nameOrId}/members validates: unknown user 422 on user
   const org = await createOrg(t, { name: unique('member-validation') });
   const user = people.outsider;
 
-  const unknownName = await app.api.post(`${BASE}/${org.name}/members`, { user: 'nobody-at-all', role: 'member' }, sysadmin());
+  const unknownName = await app.api.post(`${BASE}/${org.name}/members`, { user: 'nobody-at-all', role: 'member' }, app.sysadmin);
   isProblem(t, unknownName, 422, 'validation_failed');
   t.deepEqual(fieldPaths(unknownName), ['user']);
 
   const unknownId = await app.api.post(
     `${BASE}/${org.name}/members`,
     { user: '00000000-0000-4000-8000-000000000000', role: 'member' },
-    sysadmin(),
+    app.sysadmin,
   );
   isProblem(t, unknownId, 422, 'validation_failed');
   t.deepEqual(fieldPaths(unknownId), ['user']);
 
-  const badRole = await app.api.post(`${BASE}/${org.name}/members`, { user: user.id, role: 'owner' }, sysadmin());
+  const badRole = await app.api.post(`${BASE}/${org.name}/members`, { user: user.id, role: 'owner' }, app.sysadmin);
   isProblem(t, badRole, 422, 'validation_failed');
   t.deepEqual(fieldPaths(badRole), ['role']);
 
-  const empty = await app.api.post(`${BASE}/${org.name}/members`, { extra: 1 }, sysadmin());
+  const empty = await app.api.post(`${BASE}/${org.name}/members`, { extra: 1 }, app.sysadmin);
   isProblem(t, empty, 422, 'validation_failed');
   t.deepEqual(fieldPaths(empty), ['extra', 'role', 'user']);
 
-  t.is((await app.api.get(`${BASE}/${org.name}/members`, sysadmin())).body.count, 0);
-  isProblem(t, await app.api.post(`${BASE}/no-such-org/members`, { user: user.id, role: 'member' }, sysadmin()), 404, 'not_found');
+  t.is((await app.api.get(`${BASE}/${org.name}/members`, app.sysadmin)).body.count, 0);
+  isProblem(t, await app.api.post(`${BASE}/no-such-org/members`, { user: user.id, role: 'member' }, app.sysadmin), 404, 'not_found');
 });
 
 test('a soft-deleted user drops out of member lists and cannot be added; restored, they are back', async (t) => {
   const org = await createOrg(t, { name: unique('leaver-org') });
   const leaver = await newUser('leaver');
-  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: leaver.id, role: 'editor' }, sysadmin())).status, 201);
-  t.is((await app.api.delete(`/api/v1/admin/users/${leaver.id}`, sysadmin())).status, 204);
+  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: leaver.id, role: 'editor' }, app.sysadmin)).status, 201);
+  t.is((await app.api.delete(`/api/v1/admin/users/${leaver.id}`, app.sysadmin)).status, 204);
 
-  t.is((await app.api.get(`${BASE}/${org.name}/members`, sysadmin())).body.count, 0);
-  const readd = await app.api.post(`${BASE}/${org.name}/members`, { user: leaver.username, role: 'member' }, sysadmin());
+  t.is((await app.api.get(`${BASE}/${org.name}/members`, app.sysadmin)).body.count, 0);
+  const readd = await app.api.post(`${BASE}/${org.name}/members`, { user: leaver.username, role: 'member' }, app.sysadmin);
   isProblem(t, readd, 422, 'validation_failed');
   t.deepEqual(fieldPaths(readd), ['user']);
 
-  t.is((await app.api.post(`/api/v1/admin/users/${leaver.id}/restore`, undefined, sysadmin())).status, 200);
-  const members = await app.api.get(`${BASE}/${org.name}/members`, sysadmin());
+  t.is((await app.api.post(`/api/v1/admin/users/${leaver.id}/restore`, undefined, app.sysadmin)).status, 200);
+  const members = await app.api.get(`${BASE}/${org.name}/members`, app.sysadmin);
   t.like(members.body, { count: 1, results: [{ userId: leaver.id, role: 'editor' }] });
 });
 
@@ -491,7 +480,7 @@ test('only an org admin or a sysadmin manages members: anonymous 401, editor and
   isProblem(t, await app.api.delete(`${BASE}/${org.name}/members/${member.id}`, anonymous), 401, 'unauthenticated');
   isProblem(t, await app.api.delete(`${BASE}/${org.name}/members/${member.id}`, as(editor)), 403, 'forbidden');
   isProblem(t, await app.api.delete(`${BASE}/${org.name}/members/${editor.id}`, as(member)), 403, 'forbidden');
-  t.is((await app.api.get(`${BASE}/${org.name}/members`, sysadmin())).body.count, 3, 'nothing changed');
+  t.is((await app.api.get(`${BASE}/${org.name}/members`, app.sysadmin)).body.count, 3, 'nothing changed');
 });
 
 test('DELETE /organizations/{nameOrId}/members/{userId} removes a member: 204, then 404 on repeat', async (t) => {
@@ -509,7 +498,7 @@ test('DELETE /organizations/{nameOrId}/members/{userId} removes a member: 204, t
   const list = await app.api.get(`${BASE}/${org.name}/members`, as(admin));
   t.false(list.body.results.some((m: { userId: string }) => m.userId === member.id));
 
-  t.is((await app.api.delete(`${BASE}/${org.id}/members/${admin.id}`, sysadmin())).status, 204);
+  t.is((await app.api.delete(`${BASE}/${org.id}/members/${admin.id}`, app.sysadmin)).status, 204);
 });
 
 test('an org admin appointed by the sysadmin can update the org and add members; an editor cannot', async (t) => {
@@ -518,7 +507,7 @@ test('an org admin appointed by the sysadmin can update the org and add members;
   const carol = people.outsider;
 
   isProblem(t, await app.api.put(`${BASE}/${org.name}`, { name: org.name, title: 'By Alice' }, as(alice)), 403, 'forbidden');
-  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: alice.username, role: 'admin' }, sysadmin())).status, 201);
+  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: alice.username, role: 'admin' }, app.sysadmin)).status, 201);
 
   // Alice works with her session cookie, as a browser would.
   const put = await app.api.put(`${BASE}/${org.name}`, { name: org.name, title: 'By Alice' }, { cookie: alice.cookie });
@@ -544,7 +533,7 @@ test('an org admin appointed by the sysadmin can update the org and add members;
 test('a cookie-authenticated write from another origin is refused', async (t) => {
   const org = await createOrg(t, { name: unique('csrf') });
   const alice = people.admin;
-  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: alice.id, role: 'admin' }, sysadmin())).status, 201);
+  t.is((await app.api.post(`${BASE}/${org.name}/members`, { user: alice.id, role: 'admin' }, app.sysadmin)).status, 201);
   const res = await app.api.put(
     `${BASE}/${org.name}`,
     { name: org.name, title: 'Forged' },
@@ -563,10 +552,10 @@ test('GET /users/me/organizations lists the caller’s active organizations with
     await createOrg(t, { name: unique('mine-two') }),
     await createOrg(t, { name: unique('not-mine') }),
   ];
-  await app.api.post(`${BASE}/${one.name}/members`, { user: user.id, role: 'editor' }, sysadmin());
-  await app.api.post(`${BASE}/${two.name}/members`, { user: user.id, role: 'admin' }, sysadmin());
-  const category = await app.api.post('/api/v1/groups', { name: unique('mine-category') }, sysadmin());
-  await app.api.post(`/api/v1/groups/${category.body.name}/members`, { user: user.id, role: 'admin' }, sysadmin());
+  await app.api.post(`${BASE}/${one.name}/members`, { user: user.id, role: 'editor' }, app.sysadmin);
+  await app.api.post(`${BASE}/${two.name}/members`, { user: user.id, role: 'admin' }, app.sysadmin);
+  const category = await app.api.post('/api/v1/groups', { name: unique('mine-category') }, app.sysadmin);
+  await app.api.post(`/api/v1/groups/${category.body.name}/members`, { user: user.id, role: 'admin' }, app.sysadmin);
 
   isProblem(t, await app.api.get('/api/v1/users/me/organizations', anonymous), 401, 'unauthenticated');
   const mine = await app.api.get('/api/v1/users/me/organizations', as(user));

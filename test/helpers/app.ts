@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { QUERY_LOCK_SPACE } from '../../src/query/caller-lock.ts';
 import { startAlmanac, type RunningAlmanac } from '../../src/runtime/almanac.ts';
-import { ApiClient, type TestUser } from './client.ts';
+import { ApiClient, type Auth, type TestUser } from './client.ts';
 import { freePort } from './ports.ts';
 
 export const ADMIN = { username: 'root', password: 'root-password-1', email: 'root@example.org' };
@@ -22,6 +22,8 @@ export interface TestApp {
   logs: string[];
   /** An API token of the initial sysadmin. */
   adminToken: string;
+  /** Calls as the initial sysadmin, with that token. */
+  sysadmin: Auth;
   stop(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     taskQueue,
     logs,
     adminToken: token.body.token,
+    sysadmin: { token: token.body.token },
     async stop() {
       await almanac.stop();
       await fs.rm(dataDir, { recursive: true, force: true });

@@ -18,9 +18,12 @@ export interface GroupRecord {
   updatedAt: string;
 }
 
+/** The fields of an organization or a category in a list (its record and its dataset count), sorted. */
+export const LISTED_GROUP_FIELDS = ['createdAt', 'description', 'id', 'imageUrl', 'name', 'packageCount', 'state', 'title', 'updatedAt'];
+
 /** Creates an organization (`ORGANIZATIONS`) or a category (`CATEGORIES`) as the sysadmin. */
 export async function createGroup(t: ExecutionContext, app: TestApp, base: string, fields: Record<string, unknown>) {
-  const res = await app.api.post(base, fields, { token: app.adminToken });
+  const res = await app.api.post(base, fields, app.sysadmin);
   t.is(res.status, 201, res.text);
   return res.body as GroupRecord;
 }
@@ -41,7 +44,7 @@ export async function groupWithMembers(
   for (const role of ['admin', 'editor', 'member'] as const) {
     const user = members[role];
     if (!user) continue;
-    const res = await app.api.post(`${base}/${group.name}/members`, { user: user[by], role }, { token: app.adminToken });
+    const res = await app.api.post(`${base}/${group.name}/members`, { user: user[by], role }, app.sysadmin);
     t.is(res.status, 201, res.text);
   }
   return group;
