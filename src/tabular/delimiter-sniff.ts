@@ -13,7 +13,18 @@ export interface DelimiterGuess {
   delimiter: Delimiter | null;
   /** Non-blank records looked at. */
   records: number;
+  /**
+   * The guess would hold without a declared CSV/TSV behind it: nearly every record has the same number
+   * of delimiters, there are at least two records, and the cells are not sentences (prose with a comma or
+   * two per line is consistent too).
+   */
+  confident: boolean;
 }
+
+/** Share of records that must agree on the delimiter count for a guess to be confident. */
+const CONFIDENT_CONSISTENCY = 0.9;
+/** A cell of this many words or more reads as a sentence. */
+const SENTENCE_WORDS = 6;
 
 /**
  * `complete` says `text` is the whole file; otherwise its last, possibly cut, record is ignored.
@@ -22,7 +33,7 @@ export interface DelimiterGuess {
  */
 export function sniffDelimiter(text: string, complete: boolean): DelimiterGuess {
   const records = splitRecords(text, complete);
-  if (records.length === 0) return { delimiter: null, records: 0 };
+  if (records.length === 0) return { delimiter: null, records: 0, confident: false };
   let best: { delimiter: Delimiter; consistency: number; mode: number } | null = null;
   for (const delimiter of CANDIDATES) {
     const counts = records.map((record) => countOutsideQuotes(record, delimiter));
@@ -34,7 +45,16 @@ export function sniffDelimiter(text: string, complete: boolean): DelimiterGuess 
       best = { delimiter, consistency, mode };
     }
   }
-  return { delimiter: best?.delimiter ?? null, records: records.length };
+  if (!best) return { delimiter: null, records: records.length, confident: false };
+  const confident = best.consistency >= CONFIDENT_CONSISTENCY && records.length >= 2 && sentenceShare(records, best.delimiter) <= 0.5;
+  return { delimiter: best.delimiter, records: records.length, confident };
+}
+
+/** Share of cells, outside the first record (a header), that read as sentences. */
+function sentenceShare(records: string[], delimiter: Delimiter): number {
+  const cells = records.slice(1).flatMap((record) => record.split(delimiter));
+  if (cells.length === 0) return 0;
+  return cells.filter((cell) => cell.trim().split(/\s+/).length >= SENTENCE_WORDS).length / cells.length;
 }
 
 function splitRecords(text: string, complete: boolean): string[] {

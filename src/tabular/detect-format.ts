@@ -21,7 +21,7 @@ export type ContentClass =
   | { kind: 'empty' }
   | { kind: 'magic'; format: string; zipEntries?: string[] }
   | { kind: 'binary' }
-  | { kind: 'text'; format: TextFormat; encoding: EncodingGuess };
+  | { kind: 'text'; format: TextFormat; encoding: EncodingGuess; tabularConfident?: boolean };
 
 type TextFormat = 'CSV' | 'TSV' | 'TXT' | 'JSON' | 'GEOJSON' | 'JSONL' | 'XML' | 'HTML' | 'KML' | 'GPX' | 'SVG';
 
@@ -90,7 +90,12 @@ export function resolveFormat(content: ContentClass, hinted: string[]): Detected
       };
     case 'text': {
       let format: string = content.format;
-      if (format === 'TXT' && hinted.some((hint) => hint === 'CSV' || hint === 'TSV')) {
+      const declaredTable = hinted.some((hint) => hint === 'CSV' || hint === 'TSV');
+      if ((format === 'CSV' || format === 'TSV') && !content.tabularConfident && !declaredTable) {
+        // Prose with a comma or two a line looks delimited too: without the publisher's word for it, only a
+        // confident sniff makes a table (and a queryable resource).
+        format = unverifiableHint ?? 'TXT';
+      } else if (format === 'TXT' && declaredTable) {
         // No delimiter in sight (a one-column table, a header alone): the declared CSV/TSV breaks the tie.
         format = hinted.find((hint) => hint === 'CSV' || hint === 'TSV')!;
       } else if (format === 'JSON' && hinted.includes('GEOJSON')) {
@@ -164,14 +169,11 @@ export function classifyContent(head: Buffer, complete: boolean): ContentClass {
     // Whitespace only. A head of blanks with more to come is still text of some kind.
     return complete ? { kind: 'empty' } : { kind: 'text', format: 'TXT', encoding };
   }
-  const format = markupOrJson(start, complete) ?? delimitedFormat(text, complete);
-  return { kind: 'text', format, encoding };
-}
-
-function delimitedFormat(text: string, complete: boolean): TextFormat {
-  const { delimiter } = sniffDelimiter(text, complete);
-  if (delimiter === '\t') return 'TSV';
-  return delimiter ? 'CSV' : 'TXT';
+  const structured = markupOrJson(start, complete);
+  if (structured) return { kind: 'text', format: structured, encoding };
+  const { delimiter, confident } = sniffDelimiter(text, complete);
+  const format = delimiter === '\t' ? 'TSV' : delimiter ? 'CSV' : 'TXT';
+  return { kind: 'text', format, encoding, tabularConfident: confident };
 }
 
 const GEOJSON_TYPES =

@@ -318,3 +318,38 @@ for (const store of STORES) {
     t.deepEqual(query.body.rows, [{ n: 2 }]);
   });
 }
+
+for (const store of STORES) {
+  test(`[${store}] a .txt of prose declared TXT is not queryable, but its text is extracted and found by search`, async (t) => {
+    const site = sites[store];
+    const id = await newResource(t, site, { urlType: 'upload', name: 'Chapter one', format: 'TXT' });
+    const prose =
+      'It was a bright cold day in April, and the clocks were striking thirteen.\n' +
+      `Winston Smith, his chin nuzzled into his breast, slipped quickly through the glass doors of Zanzibar Mansions ${store}.\n` +
+      'The hallway smelt of boiled cabbage and old rag mats, and a coloured poster was tacked to the wall.\n';
+    const up = await proxiedUpload(site, id, Buffer.from(prose), {
+      'Content-Type': 'text/plain',
+      'Content-Disposition': 'attachment; filename="chapter.txt"',
+    });
+    t.is(up.status, 200, up.text);
+    const status = await settled(site, id);
+    t.deepEqual(
+      status.steps.map((s: { name: string; status: string }) => [s.name, s.status]),
+      [
+        ['inspect', 'succeeded'],
+        ['preview', 'skipped'],
+        ['text', 'succeeded'],
+        ['index', 'succeeded'],
+      ],
+    );
+    t.deepEqual((await site.app.api.get(`${V1}/resources/${id}/schema`)).body, { id, queryable: false, schema: null });
+    isProblem(
+      t,
+      await site.app.api.post(`${V1}/resources/${id}/query`, { sql: 'SELECT * FROM data' }, as(site.editor)),
+      400,
+      'not_queryable',
+    );
+    t.like(await resource(site, id), { format: 'TXT', extras: { queryable: false, detected: { format: 'TXT', tabular: null } } });
+    t.is((await site.app.api.get(`${V1}/packages?q=Zanzibar&semantic=false`)).body.count, 1);
+  });
+}

@@ -34,6 +34,15 @@ interface Refused {
   note: string;
 }
 
+/** Text the pipeline keeps as text: not declared a table, and no confident sniff of one (issue 16, gap 7). */
+interface PlainText {
+  format: 'TXT';
+  plainText: true;
+  note: string;
+}
+
+const PLAIN_TEXT = (note: string): PlainText => ({ format: 'TXT', plainText: true, note });
+
 const PREVIEWED = (
   format: string,
   columns: number,
@@ -51,7 +60,7 @@ const JSON_REFUSED: Refused = {
   note: 'csv-spectrum expectation, detected as JSON',
 };
 
-const EXPECTED: Record<string, Previewed | Refused> = {
+const EXPECTED: Record<string, Previewed | Refused | PlainText> = {
   'PROPERTIES.tsv': PREVIEWED('TSV', 10, 98, 'file', 'the corpus index is itself a TSV'),
   'commons-csv/CSV-141/csv-141.csv': PREVIEWED(
     'CSV',
@@ -63,26 +72,20 @@ const EXPECTED: Record<string, Previewed | Refused> = {
   'commons-csv/CSV-196/emoji.csv': PREVIEWED('CSV', 16, 4, 'id'),
   'commons-csv/CSV-196/japanese.csv': PREVIEWED('CSV', 17, 3, 'id'),
   'commons-csv/CSV-254/csv-254.csv': PREVIEWED('CSV', 3, 3, 'column0', 'no header row'),
-  'commons-csv/CSV-259/sample.txt': PREVIEWED('CSV', 3, 0, 'x', 'a .txt holding one comma-separated header line'),
+  'commons-csv/CSV-259/sample.txt': PLAIN_TEXT('a .txt holding one comma-separated line: no table without more records'),
   'commons-csv/CSV-290/psql.csv': PREVIEWED('CSV', 5, 3, 'column0', 'quoted CR and LF inside fields'),
   'commons-csv/CSV-290/psql.tsv': PREVIEWED('TSV', 5, 3, 'column0'),
   'commons-csv/CSVFileParser/bom.csv': PREVIEWED('CSV', 6, 251, 'Date', 'UTF-8 BOM'),
   'commons-csv/CSVFileParser/test.csv': PREVIEWED('CSV', 4, 5, 'A', 'comment lines and blank lines'),
   'commons-csv/CSVFileParser/testCSV246.csv': PREVIEWED('CSV', 5, 2, 'a'),
-  'commons-csv/CSVFileParser/testCSV246_checkWithNoComment.txt': PREVIEWED(
-    'CSV',
-    5,
-    5,
-    'testCSV246.csv CommentStart=',
-    'a test description that happens to be comma-separated',
-  ),
+  'commons-csv/CSVFileParser/testCSV246_checkWithNoComment.txt': PLAIN_TEXT('a test description that happens to be comma-separated'),
   'commons-csv/CSVFileParser/testCSV85.csv': PREVIEWED('CSV', 5, 2, 'a'),
-  'commons-csv/CSVFileParser/testCSV85_default.txt': PREVIEWED('CSV', 5, 5, 'testCSV85.csv CommentStart='),
-  'commons-csv/CSVFileParser/testCSV85_ignoreEmpty.txt': PREVIEWED('CSV', 5, 2, '5:[a'),
-  'commons-csv/CSVFileParser/test_default.txt': PREVIEWED('CSV', 4, 14, 'test.csv IgnoreEmpty=true'),
-  'commons-csv/CSVFileParser/test_default_comment.txt': PREVIEWED('CSV', 4, 5, '4:[A'),
-  'commons-csv/CSVFileParser/test_rfc4180.txt': PREVIEWED('CSV', 4, 17, 'test.csv'),
-  'commons-csv/CSVFileParser/test_rfc4180_trim.txt': PREVIEWED('CSV', 4, 17, 'test.csv IgnoreSpaces=true'),
+  'commons-csv/CSVFileParser/testCSV85_default.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
+  'commons-csv/CSVFileParser/testCSV85_ignoreEmpty.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
+  'commons-csv/CSVFileParser/test_default.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
+  'commons-csv/CSVFileParser/test_default_comment.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
+  'commons-csv/CSVFileParser/test_rfc4180.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
+  'commons-csv/CSVFileParser/test_rfc4180_trim.txt': PLAIN_TEXT('a parser test description: lines of varying comma counts'),
   'commons-csv/csv-167/sample1.csv': PREVIEWED('CSV', 3, 3, 'author', '# comment lines skipped by DuckDB'),
   'commons-csv/empty.txt': { format: 'TXT', error: 'empty_file', message: EMPTY, note: '0 bytes' },
   'csv-spectrum/csvs/comma_in_quotes.csv': PREVIEWED('CSV', 5, 1, 'first'),
@@ -250,6 +253,13 @@ test('the expectations cover exactly the files of the corpus', (t) => {
 for (const file of files) {
   const expected = EXPECTED[file];
   if (!expected) continue;
+  if ('plainText' in expected) {
+    test(`csv-edge/${file}: kept as text, never a table (${expected.note})`, async (t) => {
+      const detected = await detectFormat(join(CSV_EDGE, file), { filename: basename(file) });
+      t.like(detected, { format: 'TXT', tabular: null });
+    });
+    continue;
+  }
   const title =
     'error' in expected
       ? `csv-edge/${file}: refused with TabularError ${expected.error} (${expected.note})`

@@ -125,6 +125,26 @@ test('text without a delimiter: the hint decides between a one-column CSV and pl
   });
 });
 
+test('prose with a comma or two a line is text, not a table, unless the publisher declared it CSV', async (t) => {
+  const prose =
+    'It was a bright cold day in April, and the clocks were striking thirteen.\n' +
+    'Winston Smith, his chin nuzzled into his breast in an effort to escape the vile wind, slipped through the doors.\n' +
+    'The hallway smelt of boiled cabbage and old rag mats, and a poster was tacked to the wall.\n' +
+    'It depicted simply an enormous face, more than a metre wide, the face of a man of about forty-five.\n';
+  t.deepEqual(await detect(t, prose, { filename: 'chapter.txt', declaredFormat: 'TXT' }), {
+    format: 'TXT',
+    mimetype: 'text/plain',
+    tabular: null,
+  });
+  t.like(await detect(t, prose), { format: 'TXT', tabular: null });
+  t.like(await detect(t, prose, { filename: 'notes.md' }), { format: 'MD', tabular: null });
+  t.like(await detect(t, prose, { declaredFormat: 'CSV' }), { format: 'CSV', tabular: 'csv' });
+  // Rows with long text cells stay a table when the other cells are short.
+  const table =
+    'id,title,summary\n1,Budget,The annual budget of the city council as adopted in March\n2,Roads,Every road the city maintains with its surface\n';
+  t.like(await detect(t, table, { filename: 'items.txt' }), { format: 'CSV', tabular: 'csv' });
+});
+
 test('UTF-16 and Windows-1252 text is sniffed like any text', async (t) => {
   t.like(await detect(t, Buffer.from('\uFEFFa\tb\n1\t2\n', 'utf16le')), { format: 'TSV', tabular: 'tsv' });
   t.like(await detect(t, Buffer.from('name,city\nJosé,Málaga\n', 'latin1')), { format: 'CSV', tabular: 'csv' });

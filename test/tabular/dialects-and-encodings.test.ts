@@ -3,13 +3,14 @@
  * (with BOM, and LE without), UTF-8 BOM, `;` `|` and tab, CR-only line endings, ragged rows.
  */
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import test from 'ava';
 import { buildTabularPreview, detectFormat, type TabularPreview } from '../../src/tabular/index.ts';
 import { CSV_EDGE, previewRowsAsText, scratchDir } from './fixtures.ts';
 
 async function previewOf(t: Parameters<typeof scratchDir>[0], sourcePath: string) {
-  const detected = await detectFormat(sourcePath, {});
+  // As the pipeline does: the file name is the publisher's word for the format.
+  const detected = await detectFormat(sourcePath, { filename: basename(sourcePath) });
   t.truthy(detected.tabular, `${sourcePath} detected as ${detected.format}`);
   const preview = await buildTabularPreview({ sourcePath, workDir: await scratchDir(t), tabular: detected.tabular ?? 'csv' });
   return { detected, preview, rows: await previewRowsAsText(preview.parquetPath) };
