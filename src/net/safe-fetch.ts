@@ -54,8 +54,16 @@ export class FetchError extends Error {
     this.name = new.target.name;
   }
 }
-/** The URL, an address it resolves to, or a redirect is not allowed. */
-export class FetchRefusedError extends FetchError {}
+/** The URL, an address it resolves to, or a redirect is not allowed; `kind` says which, for messages that name no address. */
+export class FetchRefusedError extends FetchError {
+  constructor(
+    message: string,
+    url: string,
+    readonly kind: 'url' | 'address' | 'redirects',
+  ) {
+    super(message, url);
+  }
+}
 /** The deadline passed. */
 export class FetchTimeoutError extends FetchError {}
 /** DNS, connection, TLS or protocol failure. */
@@ -91,7 +99,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode ?? 0) && location) {
         res.destroy();
-        if (redirects.length >= maxRedirects) throw new FetchRefusedError(`more than ${maxRedirects} redirects`, url);
+        if (redirects.length >= maxRedirects) throw new FetchRefusedError(`more than ${maxRedirects} redirects`, url, 'redirects');
         let next: string;
         try {
           next = new URL(location, target).href;
@@ -127,10 +135,10 @@ function parseTarget(url: string): URL {
   try {
     target = new URL(url);
   } catch {
-    throw new FetchRefusedError('not an absolute URL', url);
+    throw new FetchRefusedError('not an absolute URL', url, 'url');
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new FetchRefusedError(`the scheme ${target.protocol.replace(/:$/, '')} is not allowed (only http and https)`, url);
+    throw new FetchRefusedError(`the scheme ${target.protocol.replace(/:$/, '')} is not allowed (only http and https)`, url, 'url');
   }
   return target;
 }
@@ -159,7 +167,7 @@ async function pinAddress(target: URL, allowPrivateNetworks: boolean, signal: Ab
       const cls = classifyAddress(address);
       const what = cls === 'public' ? 'not allowed' : describeAddressClass(cls);
       const shown = address === host ? address : `${host} resolves to ${address}, which`;
-      throw new FetchRefusedError(`${shown} is ${what}`, target.href);
+      throw new FetchRefusedError(`${shown} is ${what}`, target.href, 'address');
     }
   }
   return addresses[0];

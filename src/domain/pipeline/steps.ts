@@ -14,6 +14,7 @@ import { liveSourceKey } from '../resources/stored-objects.ts';
 import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
+import { linkFailureReason } from './link-failures.ts';
 import { buildTabularPreview, detectFormat, extractText, type DetectedFormat } from '../../tabular/index.ts';
 import { markStarted, markStep, PIPELINE_STEPS, type PipelineStepName } from './record.ts';
 
@@ -139,7 +140,7 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
       });
     } catch (err) {
       // Refused addresses and dead hosts will not change on a retry within this run.
-      if (err instanceof FetchError) throw new PipelineError(`The link could not be fetched: ${err.message}`);
+      if (err instanceof FetchError) throw new PipelineError(linkFailureReason(err), { cause: err });
       throw err;
     }
     if (response.status >= 400) {

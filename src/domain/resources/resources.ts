@@ -114,18 +114,19 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   resource.mimetype = input.mimetype ?? null;
   await flushResources(ctx);
   const changed = before.url !== (resource.url ?? null) || before.urlType !== resource.urlType || before.format !== resource.format;
-  if (changed) await reprocess(ctx, resource, before.urlType === 'link' && before.url !== (resource.url ?? null));
+  // A resource the pipeline never processed has nothing to take back.
+  if (changed && resource.extras.pipeline)
+    await reprocess(ctx, resource, before.urlType === 'link' && before.url !== (resource.url ?? null));
   await syncIfSearchable(ctx, dataset);
   await ctx.em.refresh(resource);
   return presentResource(resource);
 }
 
-/** The outputs of the old bytes go (with the copy of the old link when `linkChanged`); the pipeline runs again if it ever ran. */
+/** The outputs of the old bytes go (with the copy of the old link when `linkChanged`), and the pipeline runs again. */
 async function reprocess(ctx: DomainContext, resource: Resource, linkChanged: boolean) {
   const stale = await invalidateOutputs(ctx.em, resource.id);
   await Promise.all([...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])].map((key) => ctx.storage.remove(key)));
-  await ctx.em.refresh(resource);
-  if (resource.extras.pipeline && resource.url) await startPipeline(ctx, resource.id);
+  if (resource.url) await startPipeline(ctx, resource.id);
 }
 
 /**
