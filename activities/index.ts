@@ -8,6 +8,9 @@ import type { Config } from '../src/config.ts';
 import { adminJobActivities } from './admin-jobs.ts';
 import { pipelineActivities } from './pipeline.ts';
 import { siteDataActivities } from './site-data.ts';
+import { Context } from '@temporalio/activity';
+import { sweepOrphans } from '../src/domain/resources/orphan-sweep.ts';
+import type { StorageSweepCounts } from '../src/domain/jobs/port.ts';
 
 export interface ActivityServices {
   orm: MikroORM;
@@ -42,6 +45,11 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
     },
     async deleteDraftRecord(datasetId: string): Promise<boolean> {
       return deleteDraftRecord(orm.em.fork(), datasetId);
+    },
+    async sweepStorage(olderThanSeconds: number): Promise<StorageSweepCounts> {
+      const deps = { em: orm.em.fork(), storage, dataDir: config.dataDir, heartbeat: () => Context.current().heartbeat() };
+      const { scanned, orphanCount, orphanBytes, removedCount } = await sweepOrphans(deps, { remove: true, olderThanSeconds });
+      return { scanned, orphanCount, orphanBytes, removedCount };
     },
     async purgeDeletedDataset(datasetId: string): Promise<boolean> {
       return deleteDeletedDataset(orm.em.fork(), storage, search, datasetId);

@@ -94,6 +94,8 @@ const EnvSchema = z
     // unless this is set: for tests and closed networks only.
     FETCH_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
     LINK_CHECK_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
+    STORAGE_SWEEP_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
+    STORAGE_SWEEP_GRACE: duration.pipe(z.number().min(0)).default(3_600_000),
     LINK_CHECK_TIMEOUT: duration.pipe(z.number().min(100, 'at least 100ms').max(300_000, 'at most 5m')).default(10_000),
 
     // Embeddings: a local ONNX model (default), an OpenAI-compatible server, or none (keyword-only search).
@@ -257,6 +259,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     vectors: e.QDRANT_URL ? { mode: 'qdrant' as const, url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : { mode: 'embedded' as const },
     fetch: { allowPrivateNetworks: e.FETCH_ALLOW_PRIVATE_NETWORKS },
     linkCheck: { intervalMs: e.LINK_CHECK_INTERVAL, timeoutMs: e.LINK_CHECK_TIMEOUT },
+    storageSweep: { intervalMs: e.STORAGE_SWEEP_INTERVAL, olderThanSeconds: Math.round(e.STORAGE_SWEEP_GRACE / 1000) },
     auth: {
       sessionTtlHours: e.SESSION_TTL_HOURS,
       loginThrottle: {

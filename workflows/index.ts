@@ -7,3 +7,4 @@ export { pipelineWorkflow } from './pipeline.ts';
 export { enqueueAllWorkflow } from './enqueue-all.ts';
 export { linkCheckWorkflow } from './link-check.ts';
 export { reindexMetadataWorkflow } from './reindex-metadata.ts';
+export { sweepStorageWorkflow } from './sweep-storage.ts';

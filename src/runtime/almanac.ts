@@ -11,7 +11,7 @@ import { createSearchServices } from '../search/search-services.ts';
 import type { Services } from '../services.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { createActivities } from '../../activities/index.ts';
-import { ensureLinkCheckSchedule } from '../temporal/link-check-schedule.ts';
+import { ensureLinkCheckSchedule, ensureStorageSweepSchedule } from '../temporal/schedules.ts';
 import { startWorker } from '../temporal/worker.ts';
 import { TemporalJobs } from '../temporal/gateway.ts';
 import { startDatabase } from './database.ts';
@@ -88,6 +88,15 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     }).then(
       (outcome) => log.info({ outcome }, 'link-check schedule'),
       (err) => log.error({ err }, 'the link-check schedule could not be created or updated'),
+    );
+    // Without it, orphans are still found and removed on request (DELETE /admin/storage/orphans).
+    await ensureStorageSweepSchedule(jobs.client, {
+      taskQueue: config.temporal.taskQueue,
+      intervalMs: config.storageSweep.intervalMs,
+      workflowOptions: { olderThanSeconds: config.storageSweep.olderThanSeconds },
+    }).then(
+      (outcome) => log.info({ outcome }, 'sweep-storage schedule'),
+      (err) => log.error({ err }, 'the sweep-storage schedule could not be created or updated'),
     );
 
     const search = createSearchServices(config, log);

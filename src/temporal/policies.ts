@@ -35,3 +35,10 @@ export const AWAITED_ACTIVITY: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
 };
+
+/** A walk over the whole object store (the orphan sweep): long, heartbeating as it goes. */
+export const STORE_WALK_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { ...RETRY_TRANSIENT, maximumAttempts: 3 },
+};

@@ -353,3 +353,25 @@ for (const store of STORES) {
     t.is((await site.app.api.get(`${V1}/packages?q=Zanzibar&semantic=false`)).body.count, 1);
   });
 }
+
+for (const store of STORES) {
+  // Serial: it removes every orphan of the site, which the other tests' stray objects must not race.
+  test.serial(`[${store}] the scheduled sweep-storage job removes orphans, and every start keeps its daily schedule`, async (t) => {
+    const site = sites[store];
+    const { client } = site.app.almanac.services.jobs;
+    const schedule = await client.schedule.getHandle('sweep-storage').describe();
+    t.like(schedule.action, { type: 'startWorkflow', workflowType: 'sweepStorageWorkflow', workflowId: 'sweep-storage' });
+    t.is(schedule.spec.intervals?.[0]?.every, 86_400_000);
+
+    const stray = `resources/00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}/uploads/late`;
+    await site.app.almanac.services.storage.put(stray, Readable.from([Buffer.from('late bytes')]));
+    const counts = await client.workflow.execute('sweepStorageWorkflow', {
+      workflowId: `sweep-storage-test-${store}`,
+      taskQueue: site.app.almanac.services.config.temporal.taskQueue,
+      args: [{ olderThanSeconds: 0 }],
+    });
+    t.true(counts.removedCount >= 1, JSON.stringify(counts));
+    t.is(counts.removedCount, counts.orphanCount);
+    t.is(await site.app.almanac.services.storage.stat(stray), null);
+  });
+}

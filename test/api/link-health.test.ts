@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ensureLinkCheckSchedule, LINK_CHECK_SCHEDULE_ID } from '../../src/temporal/link-check-schedule.ts';
+import { ensureLinkCheckSchedule, LINK_CHECK_SCHEDULE_ID } from '../../src/temporal/schedules.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { onlySysadmins, type Call } from '../helpers/access.ts';
 import { as, type Auth, type Reply } from '../helpers/client.ts';

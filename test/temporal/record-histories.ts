@@ -66,6 +66,14 @@ try {
     recorded[name] = workflowId;
   }
 
+  // The scheduled sweep, started as its schedule would (no endpoint starts it).
+  await client.workflow.execute('sweepStorageWorkflow', {
+    workflowId: ids.SWEEP_STORAGE_WORKFLOW_ID,
+    taskQueue: app.almanac.services.config.temporal.taskQueue,
+    args: [{ olderThanSeconds: 0 }],
+  });
+  recorded['sweep-storage'] = ids.SWEEP_STORAGE_WORKFLOW_ID;
+
   const draft = ok(await app.api.post('/api/v1/packages/drafts', { name: 'history-draft' }, auth)).body;
   ok(await app.api.delete(`/api/v1/packages/${draft.id}`, auth));
   recorded['delete-draft'] = ids.deleteDraftWorkflowId(draft.id);

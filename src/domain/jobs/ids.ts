@@ -14,6 +14,7 @@ export const DELETE_ALL_DATA_WORKFLOW_ID = 'delete-all-data';
 export const ENQUEUE_ALL_WORKFLOW_ID = 'enqueue-all';
 export const LINK_CHECK_WORKFLOW_ID = 'link-check';
 export const REINDEX_WORKFLOW_ID = 'reindex-metadata';
+export const SWEEP_STORAGE_WORKFLOW_ID = 'sweep-storage';
 
 /** The job types of GET /admin/jobs?type=, named like their workflow ids, and their workflow types. */
 export const JOB_TYPES = {
@@ -26,6 +27,7 @@ export const JOB_TYPES = {
   'enqueue-all': 'enqueueAllWorkflow',
   'link-check': 'linkCheckWorkflow',
   'reindex-metadata': 'reindexMetadataWorkflow',
+  'sweep-storage': 'sweepStorageWorkflow',
 } as const;
 export type JobType = keyof typeof JOB_TYPES;
 export const JOB_TYPE_NAMES = Object.keys(JOB_TYPES) as [JobType, ...JobType[]];

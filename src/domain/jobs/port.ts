@@ -90,6 +90,19 @@ export interface PagedRunOptions {
 }
 
 /** Settings of a link check run (over link resources); the workflow carries the cursor and counts across continue-as-new. */
+/** `sweep-storage`: orphans last modified longer ago than this are removed (younger ones may be a write in progress). */
+export interface StorageSweepOptions {
+  olderThanSeconds?: number;
+}
+
+/** What one sweep found and removed. */
+export interface StorageSweepCounts {
+  scanned: number;
+  orphanCount: number;
+  orphanBytes: number;
+  removedCount: number;
+}
+
 export interface LinkCheckOptions extends PagedRunOptions {
   /** One link's whole check (HEAD, maybe GET, redirects). */
   timeoutMs?: number;

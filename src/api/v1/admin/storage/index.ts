@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sweepOrphans } from '../../../../domain/admin/storage-orphans.ts';
+import { storageOrphans } from '../../../../domain/admin/storage-orphans.ts';
 import { defineRoute } from '../../../../http/route.ts';
 
 const OrphanRecord = z
@@ -31,7 +31,7 @@ export const adminStorageRoutes = [
     summary:
       'Stored objects that no record serves (files of deleted resources, uploads never completed, replaced previews); nothing is removed',
     response: OrphanReport,
-    handle: ({ domain, actor }) => sweepOrphans(domain, actor, { remove: false, olderThanSeconds: 0 }),
+    handle: ({ domain, actor }) => storageOrphans(domain, actor, { remove: false, olderThanSeconds: 0 }),
   }),
   defineRoute({
     method: 'delete',
@@ -42,6 +42,6 @@ export const adminStorageRoutes = [
       'Remove the orphans last modified more than olderThanSeconds ago (default one hour: younger ones may belong to a write in progress)',
     query: z.object({ olderThanSeconds: z.coerce.number().int().min(0).max(31_536_000).default(3600) }),
     response: OrphanReport,
-    handle: ({ domain, actor, query }) => sweepOrphans(domain, actor, { remove: true, olderThanSeconds: query.olderThanSeconds }),
+    handle: ({ domain, actor, query }) => storageOrphans(domain, actor, { remove: true, olderThanSeconds: query.olderThanSeconds }),
   }),
 ];
