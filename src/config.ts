@@ -55,6 +55,8 @@ const EnvSchema = z
     ALMANAC_SELF_CHECK: booleanFlag.default(false),
     /** With ALMANAC_SELF_CHECK, a file that gets one line per route the audit saw succeed (the test runner reads it). */
     ALMANAC_SELF_CHECK_REPORT: optionalText,
+    REQUEST_TIMEOUT: duration.pipe(z.number().min(1000, 'at least 1s')).default(300_000),
+    UPLOAD_IDLE_TIMEOUT: duration.pipe(z.number().min(1000, 'at least 1s')).default(120_000),
     MAX_JSON_BODY: z
       .string()
       .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 1mb')
@@ -188,6 +190,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       trustProxy: e.TRUST_PROXY,
       trustedProxyHops: e.TRUST_PROXY_HOPS,
       maxJsonBody: e.MAX_JSON_BODY,
+      requestTimeoutMs: e.REQUEST_TIMEOUT,
+      uploadIdleMs: e.UPLOAD_IDLE_TIMEOUT,
       selfCheck: e.ALMANAC_SELF_CHECK,
       selfCheckReport: e.ALMANAC_SELF_CHECK && e.ALMANAC_SELF_CHECK_REPORT ? path.resolve(e.ALMANAC_SELF_CHECK_REPORT) : undefined,
     },

@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   no_preview: { status: 404, title: 'No preview' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   query_timeout: { status: 408, title: 'Query timeout' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   upload_session_closed: { status: 409, title: 'Upload URL no longer in use' },
   payload_too_large: { status: 413, title: 'Payload too large' },
@@ -85,6 +86,10 @@ export const notFound = (what: string) => new DomainError('not_found', `${what} 
 export const routeNotFound = (method: string, path: string) => new DomainError('not_found', `No route matches ${method} ${path}.`);
 export const methodNotAllowed = (method: string, path: string) =>
   new DomainError('method_not_allowed', `${method} is not allowed on ${path}.`);
+export const requestTimedOut = (ms: number) =>
+  new DomainError('request_timeout', `The request did not arrive whole within ${Math.round(ms / 1000)} s.`);
+export const uploadStalled = (ms: number) =>
+  new DomainError('request_timeout', `The upload sent nothing for ${Math.round(ms / 1000)} s and was cut; nothing of it was kept.`);
 export const malformedJson = () => new DomainError('malformed_json', 'The body is not valid JSON.');
 export const malformedBody = () => new DomainError('malformed_body', 'The body does not match its Content-Encoding.');
 export const payloadTooLarge = (detail?: string) => new DomainError('payload_too_large', detail);

@@ -8,6 +8,7 @@ import { docsRouter } from './docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { problemErrors } from './middleware/errors.ts';
+import { requestDeadlines } from './middleware/request-deadlines.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
 import { mountRoutes, streamedBodyPaths } from './route.ts';
@@ -32,7 +33,16 @@ export function createHttpApp(services: Services) {
 
   const docs = docsRouter(buildOpenApi(v1Routes, services.config.http.publicUrl));
 
+  // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
+  const streamed = streamedBodyPaths(v1Routes);
   app.use(requestId(services.log));
+  app.use(
+    requestDeadlines({
+      requestTimeoutMs: services.config.http.requestTimeoutMs,
+      uploadIdleMs: services.config.http.uploadIdleMs,
+      uploads: streamed,
+    }),
+  );
   app.use(problemErrors);
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -48,8 +58,6 @@ export function createHttpApp(services: Services) {
     urlencoded: false,
     text: false,
   });
-  // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
-  const streamed = streamedBodyPaths(v1Routes);
   app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));
   app.use(authenticate(services));
   app.use(mcpEndpoint());

@@ -117,6 +117,8 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     }
 
     const server = http.createServer(createHttpApp(services).callback());
+    // Receive deadlines are per route (src/http/middleware/request-deadlines.ts): Node's one deadline would cut long uploads.
+    server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.http.port, config.http.host, () => resolve());
