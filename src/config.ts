@@ -121,6 +121,7 @@ const EnvSchema = z
     LOGIN_THROTTLE_WINDOW_SECONDS: positiveInt.default(15 * 60),
 
     ALMANAC_ADMIN_USERNAME: username.optional(),
+    REGISTRATION_MAX_CONFLICTS_PER_IP: positiveInt.default(10),
     ALMANAC_ADMIN_PASSWORD: password.optional(),
     ALMANAC_ADMIN_EMAIL: email.optional(),
   })
@@ -274,6 +275,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     },
     initialAdmin: e.ALMANAC_ADMIN_USERNAME
       ? { username: e.ALMANAC_ADMIN_USERNAME, password: e.ALMANAC_ADMIN_PASSWORD!, email: e.ALMANAC_ADMIN_EMAIL! }
+      registrationThrottle: { maxConflictsPerIp: e.REGISTRATION_MAX_CONFLICTS_PER_IP, windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS },
       : undefined,
   };
 }

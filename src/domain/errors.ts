@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 422, title: 'Validation failed' },
   login_rate_limited: { status: 429, title: 'Too many requests' },
   query_busy: { status: 429, title: 'Too many requests' },
+  registration_rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   jobs_unavailable: { status: 503, title: 'Service unavailable' },
   deletion_incomplete: { status: 503, title: 'Deletion incomplete' },
@@ -108,8 +109,11 @@ export const forbidden = (detail = 'You do not have permission to do this.') => 
 export const registrationDisabled = () => new DomainError('registration_disabled', 'This site does not accept new registrations.');
 
 /** A 429 with Retry-After, in whole seconds (at least 1). */
-export const tooManyRequests = (code: 'login_rate_limited' | 'query_busy', detail: string, retryAfterSeconds: number) =>
-  new DomainError(code, detail, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export const tooManyRequests = (
+  code: 'login_rate_limited' | 'registration_rate_limited' | 'query_busy',
+  detail: string,
+  retryAfterSeconds: number,
+) => new DomainError(code, detail, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
 // ---- datasets and files ----
 

@@ -1,15 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tooManyRequests } from '../errors.ts';
+import { FailureCounter, type FailureCount } from './failure-counter.ts';
 
 export interface ThrottleLimits {
   maxFailuresPerAccount: number;
   maxFailuresPerIp: number;
   windowSeconds: number;
-}
-
-interface Count {
-  failures: number;
-  retry_after: number;
 }
 
 /**
@@ -23,46 +19,32 @@ interface Count {
  * at once from one IP (an office), and their logins in flight must not lock each other out.
  */
 export class LoginThrottle {
+  private readonly counter: FailureCounter;
+
   constructor(
-    private readonly em: EntityManager,
+    em: EntityManager,
     private readonly limits: ThrottleLimits,
-  ) {}
+  ) {
+    this.counter = new FailureCounter(em, limits.windowSeconds);
+  }
 
   async beginAttempt(account: string, ip: string) {
-    const conn = this.em.getConnection();
-    // Windows that ended are dead weight; sweeping them here keeps the table small.
-    await conn.execute('delete from login_throttle where window_start <= now() - make_interval(secs => ?)', [this.limits.windowSeconds]);
-    const [ipCount] = await conn.execute<Count[]>(`select failures, ${this.retryAfterSql} from login_throttle where key = ?`, [
-      this.limits.windowSeconds,
-      `ip:${ip}`,
-    ]);
+    const ipCount = await this.counter.read(`ip:${ip}`);
     if (ipCount && ipCount.failures >= this.limits.maxFailuresPerIp) throw this.limited(ipCount);
-    const accountCount = await this.increment(`account:${account}`);
+    const accountCount = await this.counter.increment(`account:${account}`);
     if (accountCount.failures > this.limits.maxFailuresPerAccount) throw this.limited(accountCount);
   }
 
   async recordFailure(ip: string) {
-    await this.increment(`ip:${ip}`);
+    await this.counter.increment(`ip:${ip}`);
   }
 
   /** The account's count starts over; the IP's failures stand, so one good account cannot launder guesses at others. */
   async recordSuccess(account: string) {
-    await this.em.getConnection().execute('delete from login_throttle where key = ?', [`account:${account}`]);
+    await this.counter.reset(`account:${account}`);
   }
 
-  private readonly retryAfterSql = 'extract(epoch from window_start + make_interval(secs => ?) - now()) as retry_after';
-
-  private async increment(key: string): Promise<Count> {
-    const [row] = await this.em.getConnection().execute<Count[]>(
-      `insert into login_throttle (key, window_start, failures) values (?, now(), 1)
-       on conflict (key) do update set failures = login_throttle.failures + 1
-       returning failures, ${this.retryAfterSql}`,
-      [key, this.limits.windowSeconds],
-    );
-    return row;
-  }
-
-  private limited(count: Count) {
+  private limited(count: FailureCount) {
     return tooManyRequests('login_rate_limited', 'Too many failed logins; try again later.', Number(count.retry_after));
   }
 }

@@ -4,7 +4,8 @@ import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, notFound, registrationDisabled } from '../errors.ts';
+import { conflict, DomainError, notFound, registrationDisabled, tooManyRequests } from '../errors.ts';
+import { FailureCounter } from '../auth/failure-counter.ts';
 import { isUuid } from '../ids.ts';
 import { page, type PageRequest } from '../pagination.ts';
 import { likePattern } from '../like-pattern.ts';
@@ -45,11 +46,32 @@ export async function createUser(ctx: Pick<DomainContext, 'em'>, input: NewUser)
   return user;
 }
 
-export async function registerUser(ctx: DomainContext, input: Omit<NewUser, 'sysadmin'>) {
+/**
+ * POST /auth/register. A taken username or email must be named (the client has to pick another), which
+ * tells whether an account exists: such refusals are counted per client IP, like failed logins, and
+ * past REGISTRATION_MAX_CONFLICTS_PER_IP in a window the client gets 429 instead of an answer.
+ */
+export async function registerUser(ctx: DomainContext, input: Omit<NewUser, 'sysadmin'>, clientIp: string) {
   if (!ctx.config.site.registrationEnabled) {
     throw registrationDisabled();
   }
-  return presentUser(await createUser(ctx, { ...input, sysadmin: false }), { withEmail: true });
+  const { windowSeconds, maxConflictsPerIp } = ctx.config.auth.registrationThrottle;
+  const refusals = new FailureCounter(ctx.em, windowSeconds);
+  const key = `register:${clientIp}`;
+  const count = await refusals.read(key);
+  if (count && count.failures >= maxConflictsPerIp) {
+    throw tooManyRequests(
+      'registration_rate_limited',
+      'Too many registrations with taken names or emails; try again later.',
+      count.retry_after,
+    );
+  }
+  try {
+    return presentUser(await createUser(ctx, { ...input, sysadmin: false }), { withEmail: true });
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'conflict') await refusals.increment(key);
+    throw err;
+  }
 }
 
 /** Creates the sysadmin named by ALMANAC_ADMIN_* when absent; an existing account is left as it is. */

@@ -28,7 +28,7 @@ export const authRoutes = [
     body: RegisterBody,
     status: 201,
     response: UserRecord,
-    handle: ({ domain, body }) => registerUser(domain, body),
+    handle: ({ domain, body, ctx }) => registerUser(domain, body, ctx.ip),
   }),
   defineRoute({
     method: 'post',
