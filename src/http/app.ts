@@ -8,6 +8,7 @@ import { docsRouter } from './docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { problemErrors } from './middleware/errors.ts';
+import { limitJsonDepth } from './middleware/json-depth.ts';
 import { requestDeadlines } from './middleware/request-deadlines.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -59,6 +60,7 @@ export function createHttpApp(services: Services) {
     text: false,
   });
   app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));
+  app.use(limitJsonDepth);
   app.use(authenticate(services));
   app.use(mcpEndpoint());
   app.use(v1.routes());
