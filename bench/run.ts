@@ -1,9 +1,10 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchHybrid } from './hybrid.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchQuery } from './query.ts';
 import { benchRelevance } from './relevance/run.ts';
 import { benchSearch } from './search.ts';
+import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 
 const benches: Record<string, () => Promise<object>> = {
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<object>> = {
   query: () => benchQuery(),
   relevance: () => benchRelevance(),
   hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
+  soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
