@@ -91,6 +91,8 @@ const EnvSchema = z
     UPLOAD_MAX_BYTES: byteSize.default(5 * 1024 ** 3),
     UPLOAD_URL_TTL_SECONDS: positiveInt.max(7 * 24 * 3600, 'at most 7 days (604800), the S3 limit').default(3600),
     PREVIEW_MAX_BYTES: byteSize.default(50 * 1024 ** 2),
+    // Each runs in a child process with up to 2 DuckDB threads and 1 GB; more queries than this wait their turn.
+    QUERY_MAX_PROCESSES: positiveInt.default(Math.max(4, 2 * os.availableParallelism())),
 
     // Outbound fetches (link checks, link downloads) refuse private, loopback and metadata addresses
     // unless this is set: for tests and closed networks only.
@@ -238,6 +240,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         },
     uploads: { maxBytes: e.UPLOAD_MAX_BYTES, urlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS },
     pipeline: { previewMaxBytes: e.PREVIEW_MAX_BYTES },
+    query: { maxProcesses: e.QUERY_MAX_PROCESSES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
     search: { language: e.SEARCH_LANGUAGE },
     embeddings:

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   query_too_long: { status: 400, title: 'Query too long' },
   query_invalid: { status: 400, title: 'Invalid query' },
   query_not_select: { status: 400, title: 'Only SELECT queries' },
+  query_too_large: { status: 400, title: 'Query needs too much memory' },
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_token: { status: 401, title: 'Authentication failed' },
   invalid_credentials: { status: 401, title: 'Authentication failed' },
@@ -148,7 +149,8 @@ export const notQueryable = () =>
   );
 export const queryTooLong = (maxChars: number) => new DomainError('query_too_long', `Queries are limited to ${maxChars} characters.`);
 /** The sandbox refused or stopped the query; its message says why. */
-export const queryFailed = (code: 'query_invalid' | 'query_not_select' | 'query_timeout', detail: string) => new DomainError(code, detail);
+export const queryFailed = (code: 'query_invalid' | 'query_not_select' | 'query_timeout' | 'query_too_large', detail: string) =>
+  new DomainError(code, detail);
 
 // ---- background jobs ----
 

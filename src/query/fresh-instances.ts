@@ -3,9 +3,10 @@ import { DuckDBInstance } from '@duckdb/node-api';
 /**
  * Never-used in-memory DuckDB instances, created ahead: starting one costs ~9 ms (its catalog and
  * built-in extensions), most of a small query's time. Each query takes one, uses it once and closes it;
- * replacements start once it is done, off the request's path, on libuv's thread pool.
+ * the replacement starts once it is done, off the request's path. One is enough: this runs in a query
+ * process (query-process.ts), which runs one query at a time.
  */
-const SPARES = 2;
+const SPARES = 1;
 
 const OPTIONS = {
   // No spilling: a query that does not fit in memory fails instead of filling the disk.
@@ -31,4 +32,10 @@ export function takeFreshInstance(): Promise<DuckDBInstance> {
 /** After a query, so that starting the next instance does not compete with the query for the CPU. */
 export function refillSpares() {
   while (spares.length < SPARES) spares.push(create());
+}
+
+/** Resolves once a spare has started (or failed to: the query that takes it then says why). */
+export async function spareStarted() {
+  refillSpares();
+  await spares[0]?.catch(() => undefined);
 }

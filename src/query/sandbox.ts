@@ -1,4 +1,4 @@
-import { StatementType, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
 import { cleanDuckDbMessage, sqlString } from '../tabular/duckdb-session.ts';
 import { queryValueConverter } from './json-values.ts';
 import { assertReadsOnlyData, SourceRefused } from './source-guard.ts';
@@ -16,9 +16,16 @@ import { refillSpares, takeFreshInstance } from './fresh-instances.ts';
 export interface QueryLimits {
   maxRows: number;
   maxResultBytes: number;
+  /** From the request's arrival, waiting for a query process included; the pool enforces it (process-pool.ts). */
   timeoutMs: number;
   threads: number;
+  /** DuckDB's own cap, on what its buffer manager allocates (tables, hash joins, sorts). */
   memoryLimit: string;
+  /**
+   * The whole query process's cap (its data segment): what DuckDB allocates outside its buffer manager,
+   * such as one huge string, counts here. Above DuckDB's own cap plus Node's and DuckDB's baseline.
+   */
+  processMemoryBytes: number;
 }
 
 export const QUERY_LIMITS: QueryLimits = {
@@ -27,9 +34,10 @@ export const QUERY_LIMITS: QueryLimits = {
   timeoutMs: 15_000,
   threads: 2,
   memoryLimit: '512MB',
+  processMemoryBytes: 1024 * 1024 * 1024,
 };
 
-export type QueryFailure = 'query_invalid' | 'query_not_select' | 'query_timeout';
+export type QueryFailure = 'query_invalid' | 'query_not_select' | 'query_timeout' | 'query_too_large';
 
 export class QueryError extends Error {
   constructor(
@@ -39,6 +47,21 @@ export class QueryError extends Error {
     super(message);
   }
 }
+
+export const queryTimedOut = (limits: QueryLimits) =>
+  new QueryError('query_timeout', `The query ran longer than ${limits.timeoutMs / 1000} seconds and was stopped.`);
+
+export const queryTooLarge = (limits: QueryLimits) =>
+  new QueryError(
+    'query_too_large',
+    `The query needed more memory than a query may use (${limits.memoryLimit} in DuckDB) and was stopped; aggregate or filter more, or select smaller values.`,
+  );
+
+/** DuckDB's "Out of Memory Error", or V8 refusing a value too long to become a JavaScript string. */
+const isOutOfMemory = (err: unknown) =>
+  err instanceof Error &&
+  (/^Out of Memory Error/i.test(err.message) ||
+    /Cannot create a string longer than|Invalid string length|Array buffer allocation failed/.test(err.message));
 
 export interface QueryResult {
   columns: string[];
@@ -73,14 +96,15 @@ async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ 
   return { instance, connection };
 }
 
+/**
+ * Runs in a query process (query-process.ts), never in the API's: the pool kills the process at the
+ * deadline, so there is no timer here. Rows are read a chunk at a time and converted one by one until
+ * either limit is reached; the rest is never converted, so what leaves the process is at most the capped
+ * bytes, whatever the query produces.
+ */
 export async function runSandboxedQuery(parquetPath: string, sql: string, limits: QueryLimits = QUERY_LIMITS): Promise<QueryResult> {
   const started = performance.now();
   const { instance, connection } = await openSandbox(parquetPath, limits);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    connection.interrupt();
-  }, limits.timeoutMs);
   const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath]);
   try {
     // DuckDB's own parser decides: how many statements, and of which type.
@@ -109,37 +133,39 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
     try {
       prepared = await extracted.prepare(0);
     } catch (err) {
-      if (timedOut) throw err;
+      if (isOutOfMemory(err)) throw err;
       throw new QueryError('query_invalid', clean(err));
     }
     if (prepared.statementType !== StatementType.SELECT) {
       throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
     }
-    // One row past the limit says whether there were more; the rest is never read.
-    const reader = await prepared.streamAndReadUntil(limits.maxRows + 1);
-    // The keys of each row object: a self-join's second `id` becomes `id:1` instead of overwriting the first.
-    const columns = reader.deduplicatedColumnNames();
-    const all = reader.convertRowObjects(queryValueConverter);
-    let truncated = all.length > limits.maxRows || (!reader.done && reader.currentRowCount > limits.maxRows);
-    const rows: Record<string, unknown>[] = [];
-    let bytes = 2;
-    for (const row of all.slice(0, limits.maxRows)) {
-      bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
-      if (bytes > limits.maxResultBytes) {
-        truncated = true;
-        break;
-      }
-      rows.push(row);
-    }
-    return { columns, rows, rowCount: rows.length, truncated, elapsedMs: Math.round(performance.now() - started) };
+    return { ...(await readCapped(await prepared.stream(), limits)), elapsedMs: Math.round(performance.now() - started) };
   } catch (err) {
-    if (timedOut) throw new QueryError('query_timeout', `The query ran longer than ${limits.timeoutMs / 1000} seconds and was stopped.`);
     if (err instanceof QueryError) throw err;
+    if (isOutOfMemory(err)) throw queryTooLarge(limits);
     throw new QueryError('query_invalid', clean(err));
   } finally {
-    clearTimeout(timer);
     connection.closeSync();
     instance.closeSync();
     refillSpares();
   }
+}
+
+async function readCapped(result: DuckDBResult, limits: QueryLimits) {
+  // The keys of each row object: a self-join's second `id` becomes `id:1` instead of overwriting the first.
+  const columns = result.deduplicatedColumnNames();
+  const rows: Record<string, unknown>[] = [];
+  let bytes = 2;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    for (let i = 0; i < chunk.rowCount; i++) {
+      // One row past the limit says that there were more.
+      if (rows.length === limits.maxRows) return { columns, rows, rowCount: rows.length, truncated: true };
+      const values = chunk.convertRowValues(i, queryValueConverter);
+      const row = Object.fromEntries(columns.map((name, c) => [name, values[c]]));
+      bytes += Buffer.byteLength(JSON.stringify(row)) + 1;
+      if (bytes > limits.maxResultBytes) return { columns, rows, rowCount: rows.length, truncated: true };
+      rows.push(row);
+    }
+  }
+  return { columns, rows, rowCount: rows.length, truncated: false };
 }

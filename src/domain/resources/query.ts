@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { localPreview } from '../../query/preview-cache.ts';
 import { withCallerLock } from '../../query/caller-lock.ts';
-import { QueryError, runSandboxedQuery } from '../../query/sandbox.ts';
+import { runInQueryProcess } from '../../query/process-pool.ts';
+import { QUERY_LIMITS, QueryError } from '../../query/sandbox.ts';
 import type { Actor } from '../actor.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { DomainContext } from '../context.ts';
@@ -30,7 +31,7 @@ export async function queryResource(ctx: DomainContext, actor: Actor, id: string
   const file = await localPreview(ctx.storage, path.join(ctx.config.dataDir, 'query-cache'), servedPreviewKey(resource.id, preview));
   const outcome = await withCallerLock(ctx.em, caller, async () => {
     try {
-      return await runSandboxedQuery(file, sql);
+      return await runInQueryProcess({ parquetPath: file, sql, limits: QUERY_LIMITS }, ctx.config.query.maxProcesses);
     } catch (err) {
       if (err instanceof QueryError) throw queryFailed(err.code, err.message);
       throw err;

@@ -1,0 +1,36 @@
+/**
+ * The program of a query process (process-pool.ts starts it): runs the jobs its parent sends, one at a
+ * time, each in a fresh sandbox (sandbox.ts), and answers with the capped result or the failure. It has
+ * no timer of its own: its parent kills it at the deadline, which stops DuckDB's threads with it.
+ */
+import { spareStarted } from './fresh-instances.ts';
+import { QueryError, runSandboxedQuery, type QueryLimits, type QueryResult } from './sandbox.ts';
+
+export interface QueryJob {
+  parquetPath: string;
+  sql: string;
+  limits: QueryLimits;
+}
+
+export type QueryProcessMessage =
+  { ready: true } | { result: QueryResult } | { failure: { code: QueryError['code'] | 'internal'; message: string } };
+
+const send = (message: QueryProcessMessage) => process.send!(message);
+
+process.on('message', (job: QueryJob) => {
+  runSandboxedQuery(job.parquetPath, job.sql, job.limits).then(
+    (result) => send({ result }),
+    (err: unknown) =>
+      send({
+        failure:
+          err instanceof QueryError
+            ? { code: err.code, message: err.message }
+            : { code: 'internal', message: err instanceof Error ? err.message : String(err) },
+      }),
+  );
+});
+// The API process went away: nobody is left to answer.
+process.on('disconnect', () => process.exit(0));
+
+await spareStarted();
+send({ ready: true });
