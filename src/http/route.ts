@@ -4,7 +4,15 @@ import type { Context } from 'koa';
 import { z, type ZodObject, type ZodType } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { DomainError, type FieldError, invalidParameters, notFound, unsupportedMediaType, validationFailed } from '../domain/errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  type FieldError,
+  invalidParameters,
+  notFound,
+  unsupportedMediaType,
+  validationFailed,
+} from '../domain/errors.ts';
 import { auditPolicies, PolicyNotConsulted } from '../policies/audit.ts';
 import { authorize } from '../policies/index.ts';
 import { fieldErrors } from './validate.ts';
@@ -58,7 +66,21 @@ export interface Route<
   streamedResponse?: { mediaType: string; statuses: Record<number, string> };
   /** Status of a successful response (a handler may set ctx.state.status); returning undefined answers 204. */
   status?: number;
+  /** Other statuses of a success, which the handler sets in ctx.state.status, with what each means: `{ 201: 'Added' }`. */
+  alsoSucceeds?: Record<number, string>;
+  /**
+   * The problems this route's own rules can answer beyond those every route of its shape can, which
+   * src/http/openapi.ts derives from its access, method, params, query and body: `conflict` for a
+   * duplicate, `jobs_unavailable` where it starts a background job. The OpenAPI document declares them.
+   */
+  problems?: ErrorCode[];
   response?: R;
+  /**
+   * What a client can call next with what this route answered, as OpenAPI links on its success (tools
+   * such as Schemathesis follow them): target route → its parameters as runtime expressions,
+   * `{ 'GET /packages/{nameOrId}': { nameOrId: '$response.body#/id' } }`.
+   */
+  links?: Record<string, Record<string, string>>;
   /** Why this route's action needs no authorization rule (the self-check audit asks every other one). */
   noPolicy?: string;
   handle(input: RouteInput<P, Q, B>): Promise<Reply<R>>;

@@ -12,16 +12,20 @@ export { displayName, email, password, username } from '../domain/users/fields.t
 
 export const nameOrIdParams = z.object({ nameOrId: z.string().min(1).max(200) });
 
-const intParam = (def: number, max?: number) => {
-  let n = z.coerce.number().int('must be an integer').min(0, 'must be 0 or more');
+/** A whole number in the query string, from `min`, at most `max`. */
+const intParam = (def: number, min: number, max?: number) => {
+  let n = z.coerce
+    .number()
+    .int('must be an integer')
+    .min(min, min === 0 ? 'must be 0 or more' : `must be at least ${min}`);
   if (max !== undefined) n = n.max(max, `must be at most ${max}`);
   return n.default(def);
 };
 
-/** Paging of DESIGN §4: limit 20 by default, 100 at most (more is a 400), offset 0. */
+/** Paging of DESIGN §4: limit 20 by default, 1 to 100 (outside is a 400), offset 0. */
 export const paging = {
-  offset: intParam(0),
-  limit: intParam(20, 100).pipe(z.number().min(1, 'must be at least 1')),
+  offset: intParam(0, 0),
+  limit: intParam(20, 1, 100),
 };
 
 /** A boolean query flag: `?x`, `?x=true`, `?x=1` are true; `false`/`0` false. */

@@ -21,6 +21,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/auth/register',
+    problems: ['conflict', 'registration_disabled', 'registration_rate_limited'],
     summary: 'Create an account (when site settings allow registration)',
     tag: 'auth',
     access: 'public',
@@ -33,6 +34,7 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/auth/login',
+    problems: ['invalid_credentials', 'login_rate_limited'],
     summary: 'Log in with username or email and password; sets the session cookie',
     tag: 'auth',
     access: 'public',

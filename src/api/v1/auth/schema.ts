@@ -17,4 +17,6 @@ export const LoginBody = z
   .refine((b) => (b.username === undefined) !== (b.email === undefined), {
     message: 'send either username or email',
     path: ['username'],
-  });
+  })
+  // The refinement, which zod cannot render, as JSON Schema: exactly one of the two.
+  .meta({ override: (ctx) => void (ctx.jsonSchema.oneOf = [{ required: ['username'] }, { required: ['email'] }]) });

@@ -21,6 +21,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'get',
     path: '/packages',
+    problems: ['unsupported_filter'],
     tag: 'packages',
     access: 'public',
     summary: 'List and search datasets the caller may see; state=draft lists the caller’s drafts (limited filters)',
@@ -31,6 +32,14 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages',
+    links: {
+      'GET /packages/{nameOrId}': { nameOrId: '$response.body#/id' },
+      'PUT /packages/{nameOrId}': { nameOrId: '$response.body#/id' },
+      'DELETE /packages/{nameOrId}': { nameOrId: '$response.body#/id' },
+      'GET /packages/{id}/resources': { id: '$response.body#/id' },
+      'POST /packages/{id}/resources': { id: '$response.body#/id' },
+    },
+    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     status: 201,
@@ -42,6 +51,14 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages/drafts',
+    links: {
+      'GET /packages/{nameOrId}': { nameOrId: '$response.body#/id', 'query.state': 'draft' },
+      'PUT /packages/{nameOrId}': { nameOrId: '$response.body#/id' },
+      'POST /packages/{nameOrId}/publish': { nameOrId: '$response.body#/id' },
+      'DELETE /packages/{nameOrId}': { nameOrId: '$response.body#/id' },
+      'POST /packages/{id}/resources': { id: '$response.body#/id' },
+    },
+    problems: ['conflict'],
     tag: 'packages',
     access: 'user',
     status: 201,
@@ -64,6 +81,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'put',
     path: '/packages/{nameOrId}',
+    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     summary: 'Update: partial on a draft (null clears; name null regenerates the placeholder), full replacement on an active dataset',
@@ -75,6 +93,11 @@ export const packageRoutes = [
   defineRoute({
     method: 'delete',
     path: '/packages/{nameOrId}',
+    links: {
+      'POST /packages/{nameOrId}/restore': { nameOrId: '$request.path.nameOrId' },
+      'POST /packages/{nameOrId}/purge': { nameOrId: '$request.path.nameOrId' },
+    },
+    problems: ['jobs_unavailable', 'deletion_incomplete', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     summary:
@@ -85,6 +108,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages/{nameOrId}/publish',
+    problems: ['publish_requirements_missing', 'conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     summary: 'Publish a draft: needs an explicit name, ownerOrg and licenseId (400 names each missing one) and editor rights',
@@ -95,6 +119,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages/{nameOrId}/restore',
+    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'sysadmin',
     summary: 'Restore a soft-deleted dataset to active (sysadmin)',
@@ -105,6 +130,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages/{nameOrId}/purge',
+    problems: ['conflict', 'jobs_unavailable', 'purge_incomplete'],
     tag: 'packages',
     access: 'user',
     summary: 'Permanently delete a soft-deleted dataset and its resources (org admin); runs as purge-dataset-<id>',
@@ -124,6 +150,16 @@ export const packageRoutes = [
   defineRoute({
     method: 'post',
     path: '/packages/{id}/resources',
+    links: {
+      'GET /resources/{id}': { id: '$response.body#/id' },
+      'PUT /resources/{id}': { id: '$response.body#/id' },
+      'DELETE /resources/{id}': { id: '$response.body#/id' },
+      'POST /resources/{id}/upload-url': { id: '$response.body#/id' },
+      'POST /resources/{id}/upload': { id: '$response.body#/id' },
+      'GET /resources/{id}/pipeline-status': { id: '$response.body#/id' },
+      'GET /resources/{id}/download': { id: '$response.body#/id' },
+    },
+    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     status: 201,
@@ -136,6 +172,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'put',
     path: '/packages/{id}/resources/reorder',
+    problems: ['jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     summary: 'Reorder resources: `order` lists every resource id once',

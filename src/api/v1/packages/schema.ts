@@ -10,15 +10,35 @@ const tag = z
   .max(100)
   .refine((t) => !t.includes(','), 'must not contain a comma');
 
+const resourceFields = {
+  name: text(1000).nullish(),
+  description: text(20_000).nullish(),
+  format: text(100).nullish(),
+  mimetype: text(200).nullish(),
+};
+
+/**
+ * A link (the default `urlType`) needs its `url`; an upload has none until the service sets it to its
+ * download URL once the bytes arrive. `extras` is system-managed: sending it is a 422.
+ */
 export const ResourceBody = z
-  .strictObject({
-    name: text(1000).nullish(),
-    description: text(20_000).nullish(),
-    url: httpUrl.nullish(),
-    urlType: z.enum(['link', 'upload']).default('link'),
-    format: text(100).nullish(),
-    mimetype: text(200).nullish(),
-  })
+  .discriminatedUnion('urlType', [
+    z.strictObject({
+      ...resourceFields,
+      urlType: z.literal('link').default('link'),
+      url: z
+        .url({
+          protocol: /^https?$/,
+          error: (issue) => (issue.input == null ? 'is required for a link' : 'must be an http(s) URL'),
+        })
+        .max(2000),
+    }),
+    z.strictObject({
+      ...resourceFields,
+      urlType: z.literal('upload'),
+      url: z.null({ error: 'is set by the service for an upload' }).optional(),
+    }),
+  ])
   .meta({ id: 'ResourceInput', description: '`extras` is system-managed: sending it is a 422' });
 
 /** Writable dataset fields. In a draft PUT an absent key is left alone and null clears it. */

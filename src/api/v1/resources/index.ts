@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { countResources, deleteResource, getResource, replaceResource, resourceFormats } from '../../../domain/resources/resources.ts';
 import { openDownload, openPreview, openText, pipelineStatus, resourceSchema, runPipeline } from '../../../domain/resources/files.ts';
 import { completeUpload, issueUploadUrl, uploadThroughApi } from '../../../domain/resources/uploads.ts';
-import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
+import { MAX_SQL_CHARS, queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';
 import { filenameFromHeaders, uploadBody } from './upload-body.ts';
@@ -44,6 +44,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'put',
     path: '/resources/{id}',
+    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'resources',
     access: 'user',
     summary: 'Replace a resource (org editor); extras is system-managed (422)',
@@ -55,6 +56,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'delete',
     path: '/resources/{id}',
+    problems: ['jobs_unavailable', 'search_sync_failed'],
     tag: 'resources',
     access: 'user',
     summary: 'Delete a resource (org editor)',
@@ -64,12 +66,19 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/upload-url',
+    problems: ['conflict', 'upload_too_large'],
     tag: 'files',
     access: 'user',
     summary: 'A presigned PUT URL for the bytes of an upload resource (org editor); then call upload-complete',
     params: idParams,
     body: z.object({
-      filename: z.string().trim().min(1).max(500),
+      filename: z
+        .string()
+        .trim()
+        .min(1)
+        .max(500)
+        // eslint-disable-next-line no-control-regex -- the characters a file name must not carry
+        .regex(/^[^\x00-\x1f\x7f]*$/, 'must not contain control characters'),
       contentType: z
         .string()
         .trim()
@@ -84,6 +93,24 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/upload',
+    links: {
+      'GET /resources/{id}/pipeline-status': { id: '$response.body#/id' },
+      'GET /resources/{id}/schema': { id: '$response.body#/id' },
+      'GET /resources/{id}/preview': { id: '$response.body#/id' },
+      'GET /resources/{id}/text': { id: '$response.body#/id' },
+      'POST /resources/{id}/query': { id: '$response.body#/id' },
+    },
+    problems: [
+      'invalid_multipart',
+      'upload_missing_file',
+      'upload_size_mismatch',
+      'malformed_body',
+      'conflict',
+      'upload_session_closed',
+      'upload_too_large',
+      'validation_failed',
+      'jobs_unavailable',
+    ],
     tag: 'files',
     access: 'user',
     summary:
@@ -103,6 +130,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/upload-complete',
+    problems: ['conflict', 'upload_size_mismatch', 'upload_session_closed', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'files',
     access: 'user',
     summary: 'After a presigned upload: checks the bytes, records size, sha256 and type, starts the pipeline (safe to repeat)',
@@ -113,6 +141,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/run-pipeline',
+    problems: ['conflict', 'jobs_unavailable'],
     tag: 'files',
     access: 'user',
     summary: 'Run the resource pipeline again (org editor)',
@@ -144,13 +173,15 @@ export const resourceRoutes = [
   defineRoute({
     method: 'get',
     path: '/resources/{id}/download',
+    problems: ['range_not_satisfiable'],
     tag: 'files',
     access: 'public',
     summary: 'Download: 302 to the URL of a link; the bytes of an upload (Range supported)',
     params: idParams,
     streamedResponse: {
-      mediaType: 'application/octet-stream',
-      statuses: { 200: 'The file', 206: 'A byte range of it', 302: 'Redirect to a link', 416: 'Range not satisfiable' },
+      // The file's own media type, whatever it is.
+      mediaType: '*/*',
+      statuses: { 200: 'The file', 206: 'A byte range of it', 302: 'Redirect to a link' },
     },
     handle: async ({ domain, actor, params, ctx }) => {
       const target = await openDownload(domain, actor, params.id);
@@ -161,13 +192,14 @@ export const resourceRoutes = [
   defineRoute({
     method: 'get',
     path: '/resources/{id}/preview',
+    problems: ['no_preview', 'range_not_satisfiable'],
     tag: 'files',
     access: 'public',
     summary: 'The first PREVIEW_MAX_BYTES of the file through the API, with Range requests (206, 416)',
     params: idParams,
     streamedResponse: {
-      mediaType: 'application/octet-stream',
-      statuses: { 200: 'The preview bytes', 206: 'A byte range of them', 416: 'Range not satisfiable' },
+      mediaType: '*/*',
+      statuses: { 200: 'The preview bytes', 206: 'A byte range of them' },
     },
     handle: async ({ domain, actor, params, ctx }) =>
       sendObject(ctx, domain.storage, await openPreview(domain, actor, params.id), 'inline'),
@@ -175,6 +207,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'get',
     path: '/resources/{id}/text',
+    problems: ['no_preview', 'not_text'],
     tag: 'files',
     access: 'public',
     summary: 'The first PREVIEW_MAX_BYTES as UTF-8 text, decoded from the detected encoding',
@@ -188,11 +221,18 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/query',
+    problems: ['not_queryable', 'query_too_long', 'query_invalid', 'query_not_select', 'query_timeout', 'query_busy'],
     tag: 'files',
     access: 'public',
     summary: 'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller)',
     params: idParams,
-    body: z.object({ sql: z.string().min(1) }),
+    body: z.object({
+      sql: z
+        .string()
+        .min(1)
+        // Longer SQL is refused by the query's own rule (400 query_too_long), not as an invalid field.
+        .meta({ override: (ctx) => void (ctx.jsonSchema.maxLength = MAX_SQL_CHARS) }),
+    }),
     response: QueryResultRecord,
     handle: ({ domain, actor, params, body, ctx }) => queryResource(domain, actor, params.id, body.sql, queryCaller(actor, ctx.ip)),
   }),

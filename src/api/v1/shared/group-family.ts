@@ -49,6 +49,7 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     defineRoute({
       method: 'get',
       path: base,
+      problems: ['forbidden'],
       tag,
       access: 'public',
       summary: `List ${label === 'category' ? 'categories' : 'organizations'}, by name`,
@@ -59,6 +60,14 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     defineRoute({
       method: 'post',
       path: base,
+      links: {
+        [`GET ${one}`]: { nameOrId: '$response.body#/id' },
+        [`PUT ${one}`]: { nameOrId: '$response.body#/id' },
+        [`DELETE ${one}`]: { nameOrId: '$response.body#/id' },
+        [`GET ${one}/members`]: { nameOrId: '$response.body#/id' },
+        [`POST ${one}/members`]: { nameOrId: '$response.body#/id' },
+      },
+      problems: ['conflict'],
       tag,
       access: 'sysadmin',
       status: 201,
@@ -80,6 +89,7 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     defineRoute({
       method: 'put',
       path: one,
+      problems: ['conflict'],
       tag,
       access: 'user',
       summary: `Replace the fields of ${aLabel} (${adminRole})`,
@@ -100,6 +110,8 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     defineRoute({
       method: 'post',
       path: `${one}/restore`,
+      // An organization whose purge is running cannot come back; asking Temporal needs it reachable.
+      problems: kind === 'organization' ? ['conflict', 'jobs_unavailable'] : [],
       tag,
       access: 'sysadmin',
       summary: `Restore a deleted ${label} (sysadmin)`,
@@ -115,6 +127,7 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
           access: 'sysadmin',
           status: 202,
           summary: 'Permanently delete a deleted organization; runs as the Temporal workflow purge-org-<id>',
+          problems: ['conflict', 'jobs_unavailable'],
           params: nameOrIdParams,
           response: Accepted,
           handle: ({ domain, actor, params }) => requestOrganizationPurge(domain, actor, params.nameOrId),
@@ -125,6 +138,7 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
           tag,
           access: 'sysadmin',
           summary: 'Permanently delete a deleted category',
+          problems: ['conflict'],
           params: nameOrIdParams,
           handle: ({ domain, actor, params }) => purgeCategory(domain, actor, params.nameOrId),
         }),
@@ -142,9 +156,13 @@ export function groupFamilyRoutes(kind: GroupKind, base: string, tag: string): R
     defineRoute({
       method: 'post',
       path: `${one}/members`,
+      links: {
+        [`DELETE ${one}/members/{userId}`]: { nameOrId: '$request.path.nameOrId', userId: '$response.body#/userId' },
+      },
       tag,
       access: 'user',
       summary: `Add a member or change their role (${adminRole}); 201 when added, 200 when changed`,
+      alsoSucceeds: { 201: 'Added' },
       params: nameOrIdParams,
       body: MemberBody,
       response: MemberRecord,

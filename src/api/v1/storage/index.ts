@@ -7,6 +7,7 @@ export const storageRoutes = [
   defineRoute({
     method: 'put',
     path: '/storage/{key}',
+    problems: ['invalid_signature', 'upload_url_expired', 'upload_session_closed', 'upload_size_mismatch', 'upload_too_large'],
     tag: 'files',
     access: 'public',
     noPolicy: "the URL's HMAC signature is the credential, checked in the domain",

@@ -22,6 +22,7 @@ export const tokenRoutes = [
   defineRoute({
     method: 'post',
     path: '/api-tokens',
+    links: { 'DELETE /api-tokens/{id}': { id: '$response.body#/id' } },
     summary: 'Create an API token; the secret `token` is in this response only',
     tag: 'api-tokens',
     access: 'user',

@@ -6,6 +6,7 @@ export const adminDataRoutes = [
   defineRoute({
     method: 'delete',
     path: '/admin/data',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     status: 202,

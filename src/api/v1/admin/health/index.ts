@@ -50,6 +50,7 @@ export const adminHealthRoutes = [
   defineRoute({
     method: 'post',
     path: '/admin/health/check',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     status: 202,

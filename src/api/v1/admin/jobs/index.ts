@@ -49,6 +49,7 @@ export const adminJobRoutes = [
   defineRoute({
     method: 'get',
     path: '/admin/jobs',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     summary: 'List background jobs (workflow runs) from Temporal; filter by type and status',
@@ -66,6 +67,7 @@ export const adminJobRoutes = [
   defineRoute({
     method: 'get',
     path: '/admin/jobs/stats',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     summary: 'Job counts per status, overall and per type',
@@ -75,6 +77,7 @@ export const adminJobRoutes = [
   defineRoute({
     method: 'post',
     path: '/admin/jobs/enqueue-all',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     status: 202,

@@ -78,6 +78,7 @@ export const adminSearchRoutes = [
   defineRoute({
     method: 'post',
     path: '/admin/reindex-metadata',
+    problems: ['jobs_unavailable'],
     tag: 'admin',
     access: 'sysadmin',
     status: 202,

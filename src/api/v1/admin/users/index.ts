@@ -45,6 +45,11 @@ export const adminUserRoutes = [
   defineRoute({
     method: 'post',
     path: '/admin/users',
+    links: {
+      'PATCH /admin/users/{userId}': { userId: '$response.body#/id' },
+      'DELETE /admin/users/{userId}': { userId: '$response.body#/id' },
+    },
+    problems: ['conflict'],
     tag: 'admin',
     access: 'sysadmin',
     status: 201,
@@ -56,6 +61,7 @@ export const adminUserRoutes = [
   defineRoute({
     method: 'patch',
     path: '/admin/users/{userId}',
+    problems: ['conflict'],
     tag: 'admin',
     access: 'sysadmin',
     summary: 'Update a user: email, display name, password (ends their sessions), sysadmin flag',
@@ -72,6 +78,11 @@ export const adminUserRoutes = [
   defineRoute({
     method: 'delete',
     path: '/admin/users/{userId}',
+    links: {
+      'POST /admin/users/{userId}/restore': { userId: '$request.path.userId' },
+      'POST /admin/users/{userId}/purge': { userId: '$request.path.userId' },
+    },
+    problems: ['conflict'],
     tag: 'admin',
     access: 'sysadmin',
     summary: 'Soft-delete a user; their sessions and tokens stop working at once',
@@ -91,6 +102,7 @@ export const adminUserRoutes = [
   defineRoute({
     method: 'post',
     path: '/admin/users/{userId}/purge',
+    problems: ['conflict'],
     tag: 'admin',
     access: 'sysadmin',
     summary: 'Permanently delete a deleted user',
