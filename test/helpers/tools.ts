@@ -2,7 +2,7 @@
  * What the test suite and the benchmarks need beyond `npm ci`, found or provisioned into the same cache
  * as the service's own (ALMANAC_CACHE_DIR, else $XDG_CACHE_HOME/almanac, else ~/.cache/almanac): the
  * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
- * `go install` at a pinned version, and the Python `mcp` SDK in a virtual environment of its own.
+ * `go install` at a pinned version, and the Python tools (the `mcp` SDK, Schemathesis) in a virtual environment of their own.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -22,6 +22,10 @@ const run = promisify(execFile);
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
 /** The Python MCP SDK the interop tests drive (test/mcp/python-client.test.ts). */
 export const PYTHON_MCP_VERSION = '2.3.0';
+/** Schemathesis, which fuzzes the API against its OpenAPI document (test/contract/, scripts/contract-fuzz.ts). */
+export const SCHEMATHESIS_VERSION = '4.32.5';
+/** The Python packages of the test suite, installed together into one virtual environment. */
+const PYTHON_TOOLS = [`mcp==${PYTHON_MCP_VERSION}`, `schemathesis==${SCHEMATHESIS_VERSION}`];
 
 const provision = () => loadConfig(process.env).provision;
 
@@ -79,31 +83,33 @@ export async function minioBinary(log: Logger): Promise<string> {
   return binary;
 }
 
-/** A Python with the `mcp` SDK: a virtual environment in the cache, made on first use. */
-export async function pythonWithMcp(log: Logger): Promise<string> {
-  const dir = path.join(provision().cacheDir, `python-mcp-${PYTHON_MCP_VERSION}`);
+/**
+ * A Python with the suite's Python tools (the `mcp` SDK and Schemathesis): a virtual environment in the
+ * cache, made on first use; its folder names the pinned versions, so a new pin makes a new environment.
+ * Run Schemathesis as `python -m schemathesis.cli`.
+ */
+export async function pythonTools(log: Logger): Promise<string> {
+  const dir = path.join(provision().cacheDir, `python-tools-mcp-${PYTHON_MCP_VERSION}-schemathesis-${SCHEMATHESIS_VERSION}`);
   const python = path.join(dir, 'bin', 'python');
   if (await isExecutable(python)) return python;
   const system = (await firstOnPath('python3')) ?? (await firstOnPath('python'));
-  if (!system) throw new ProvisionError('the MCP interop tests need Python 3.10 or later (python3 on PATH)');
-  log.info(`installing the Python mcp SDK ${PYTHON_MCP_VERSION} into a virtual environment (first run only)…`);
+  if (!system) throw new ProvisionError('the MCP interop and contract tests need Python 3.10 or later (python3 on PATH)');
+  log.info(`installing ${PYTHON_TOOLS.join(', ')} into a virtual environment (first run only)…`);
   const { seconds } = await timed(() =>
     buildInPlace(dir, async (stage) => {
       // Moved into place once whole: its python finds the environment from where it runs (we never call
       // the console scripts, whose first line names the staging folder).
       await run(system, ['-m', 'venv', stage]);
-      await run(
-        path.join(stage, 'bin', 'python'),
-        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `mcp==${PYTHON_MCP_VERSION}`],
-        {
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
+      await run(path.join(stage, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...PYTHON_TOOLS], {
+        maxBuffer: 16 * 1024 * 1024,
+      });
     }),
   );
-  log.info(`Python mcp SDK ready in ${seconds} s (kept in ${dir})`);
+  log.info(`Python tools ready in ${seconds} s (kept in ${dir})`);
   return python;
 }
+/** The name test/run.ts knows it by (it hands the path to the tests as TEST_PYTHON). */
+export const pythonWithMcp = pythonTools;
 
 async function firstOnPath(name: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {

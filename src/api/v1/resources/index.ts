@@ -221,7 +221,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'post',
     path: '/resources/{id}/query',
-    problems: ['not_queryable', 'query_too_long', 'query_invalid', 'query_not_select', 'query_timeout', 'query_busy'],
+    problems: ['not_queryable', 'query_too_long', 'query_invalid', 'query_not_select', 'query_too_large', 'query_timeout', 'query_busy'],
     tag: 'files',
     access: 'public',
     summary: 'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller)',
