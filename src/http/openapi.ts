@@ -25,11 +25,12 @@ const PARSED_METHODS = new Set(['post', 'put', 'patch']);
 
 /**
  * The problems a route can answer, by what it declares: every route refuses a bad API token (401, public
- * ones too: a token is checked before any route runs); a route for users or sysadmins refuses the anonymous
- * (401) and those its gate or policies turn away (403); every unsafe method refuses a cross-origin request
- * (403, the CSRF check); a body can be late (408), and a parsed one malformed or too large; query parameters can be invalid (400);
- * a path names something that may not exist or not be visible (404); a JSON body can have the wrong media
- * type (415) or invalid fields (422). Then the route's own `problems`.
+ * ones too: a token is checked before any route runs); a route for users or sysadmins refuses the
+ * anonymous (401) and those its gate or policies turn away (403); every unsafe method refuses a
+ * cross-origin request (403, the CSRF check); a body can be late (408), and a parsed one malformed or too
+ * large (400, 413); query parameters can be invalid (400); a path names something that may not exist or
+ * not be visible (404); a JSON body can have the wrong media type (415) or invalid fields (422). Then the
+ * route's own `problems`.
  */
 export function routeProblems(r: Route): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_token'];

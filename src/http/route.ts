@@ -98,29 +98,46 @@ export const defineRoute = <
 /** A path that does not parse names nothing that exists. */
 function parseParams<T extends ZodObject>(schema: T, raw: unknown): z.output<T> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success || nulAt(raw) !== undefined) throw notFound('The resource');
+  if (!parsed.success || unstorableAt(raw) !== undefined) throw notFound('The resource');
   return parsed.data;
 }
 
-/** Validates with zod and refuses NUL characters; `fail` turns the field errors into the right problem. */
+/** Validates with zod and refuses text nothing can store; `fail` turns the field errors into the right problem. */
 function parseInput<T extends ZodType>(schema: T, raw: unknown, fail: (errors: FieldError[]) => DomainError): z.output<T> {
   const parsed = schema.safeParse(raw);
-  const nul = nulAt(raw);
-  if (parsed.success && nul === undefined) return parsed.data;
+  const unstorable = unstorableAt(raw);
+  if (parsed.success && unstorable === undefined) return parsed.data;
   const errors = parsed.success ? [] : fieldErrors(parsed.error);
-  if (nul !== undefined) errors.push({ path: nul, message: 'must not contain NUL characters' });
+  if (unstorable !== undefined) errors.push(unstorable);
   throw fail(errors);
 }
 
 const invalidBody = (errors: FieldError[]) => validationFailed(errors, 'The request body has invalid fields.');
 
-/** Where a NUL character hides in the input (PostgreSQL text cannot hold one), as a field path. */
-function nulAt(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path || '(body)' : undefined;
+/** A UTF-16 surrogate without its other half: no UTF-8 encodes it, and PostgreSQL's jsonb refuses its escape. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorableText(text: string): string | undefined {
+  if (text.includes('\0')) return 'must not contain NUL characters';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (no unpaired surrogate)';
+  return undefined;
+}
+
+/**
+ * Where the input holds text PostgreSQL cannot store (a NUL character, an unpaired surrogate), as a field
+ * error: a value, or a key (`path.key`).
+ */
+function unstorableAt(value: unknown, path = ''): FieldError | undefined {
+  if (typeof value === 'string') {
+    const message = unstorableText(value);
+    return message ? { path: path || '(body)', message } : undefined;
+  }
   if (value && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\0')) return [path, key].filter(Boolean).join('.');
-      const found = nulAt(child, [path, key].filter(Boolean).join('.'));
+      const at = [path, key].filter(Boolean).join('.');
+      const message = unstorableText(key);
+      if (message) return { path: at, message };
+      const found = unstorableAt(child, at);
       if (found !== undefined) return found;
     }
   }

@@ -116,10 +116,8 @@ export const DatasetRecord = z
   .meta({ id: 'Dataset' });
 
 /** `tags[]=a&tags[]=b`, `tags=a&tags=b` and `tags=a` all arrive as a list. */
-const names = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]))
-  .pipe(z.array(z.string().trim().min(1).max(200)).max(50));
+const name = z.string().trim().min(1).max(200);
+const names = z.union([name, z.array(name).max(50)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 export const ListQuery = z.object({
   q: z.string().trim().max(500).optional().describe('Keywords or natural language; websearch syntax ("phrase", -word, or)'),

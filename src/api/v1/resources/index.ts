@@ -71,7 +71,7 @@ export const resourceRoutes = [
     access: 'user',
     summary: 'A presigned PUT URL for the bytes of an upload resource (org editor); then call upload-complete',
     params: idParams,
-    body: z.object({
+    body: z.strictObject({
       filename: z
         .string()
         .trim()
@@ -84,7 +84,8 @@ export const resourceRoutes = [
         .trim()
         .min(1)
         .max(200)
-        .regex(/^[\w.+-]+\/[\w.+-]+(\s*;[\x20-\x7e]*)?$/, 'expected a media type such as text/csv'),
+        // Parameters after spaces or tabs only: a line break would end up in the upload's headers.
+        .regex(/^[\w.+-]+\/[\w.+-]+([ \t]*;[\x20-\x7e]*)?$/, 'expected a media type such as text/csv'),
       size: z.number().int().nonnegative(),
     }),
     response: UploadUrlRecord,
@@ -226,7 +227,7 @@ export const resourceRoutes = [
     access: 'public',
     summary: 'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller)',
     params: idParams,
-    body: z.object({
+    body: z.strictObject({
       sql: z
         .string()
         .min(1)

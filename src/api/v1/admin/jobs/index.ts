@@ -36,12 +36,13 @@ function presentJob(run: JobRun): z.infer<typeof JobRecord> {
   };
 }
 
-const StatusCounts = z.record(z.enum(JOB_STATUS_NAMES), z.number().int());
+/** A count per job status, every status present; an object (not a record and an intersection), so JSON Schema can say it. */
+const statusCounts = Object.fromEntries(JOB_STATUS_NAMES.map((status) => [status, z.number().int()]));
 const JobStats = z
   .object({
     total: z.number().int(),
-    byStatus: StatusCounts,
-    byType: z.record(z.enum(JOB_TYPE_NAMES), z.object({ total: z.number().int() }).and(StatusCounts)),
+    byStatus: z.strictObject(statusCounts),
+    byType: z.record(z.enum(JOB_TYPE_NAMES), z.strictObject({ total: z.number().int(), ...statusCounts })),
   })
   .meta({ id: 'JobStats' });
 
