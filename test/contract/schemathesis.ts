@@ -4,6 +4,9 @@
  * test/contract/schemathesis.test.ts; the long one scripts/contract-fuzz.ts.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestApp } from '../helpers/app.ts';
 import type { TestUser } from '../helpers/client.ts';
 
@@ -109,12 +112,18 @@ export function runSchemathesis(python: string, app: { url: string }, caller: Ca
     ...(caller.exclude ?? []).flatMap((operation) => ['--exclude-name', operation]),
     ...(opts.extra ?? []),
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+  // Schemathesis keeps a cache (.schemathesis/) where it runs: a scratch folder, not the checkout.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'almanac-schemathesis-'));
+  return new Promise<RunResult>((resolve, reject) => {
+    const child = spawn(python, args, {
+      cwd: scratch,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString('utf8') }));
-  });
+  }).finally(() => fs.rmSync(scratch, { recursive: true, force: true }));
 }
