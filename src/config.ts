@@ -121,9 +121,9 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(5),
     LOGIN_MAX_FAILURES_PER_IP: positiveInt.default(30),
     LOGIN_THROTTLE_WINDOW_SECONDS: positiveInt.default(15 * 60),
+    REGISTRATION_MAX_CONFLICTS_PER_IP: positiveInt.default(10),
 
     ALMANAC_ADMIN_USERNAME: username.optional(),
-    REGISTRATION_MAX_CONFLICTS_PER_IP: positiveInt.default(10),
     ALMANAC_ADMIN_PASSWORD: password.optional(),
     ALMANAC_ADMIN_EMAIL: email.optional(),
   })
@@ -275,10 +275,10 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
         windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
       },
+      registrationThrottle: { maxConflictsPerIp: e.REGISTRATION_MAX_CONFLICTS_PER_IP, windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS },
     },
     initialAdmin: e.ALMANAC_ADMIN_USERNAME
       ? { username: e.ALMANAC_ADMIN_USERNAME, password: e.ALMANAC_ADMIN_PASSWORD!, email: e.ALMANAC_ADMIN_EMAIL! }
-      registrationThrottle: { maxConflictsPerIp: e.REGISTRATION_MAX_CONFLICTS_PER_IP, windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS },
       : undefined,
   };
 }
