@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   query_busy: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   jobs_unavailable: { status: 503, title: 'Service unavailable' },
+  database_unavailable: { status: 503, title: 'Service unavailable' },
+  storage_unavailable: { status: 503, title: 'Service unavailable' },
   deletion_incomplete: { status: 503, title: 'Deletion incomplete' },
   purge_incomplete: { status: 503, title: 'Purge incomplete' },
   search_sync_failed: { status: 503, title: 'Search index not updated' },
@@ -156,6 +158,13 @@ export const queryFailed = (code: 'query_invalid' | 'query_not_select' | 'query_
 
 /** The job engine (Temporal) out of reach or too slow: the service's outage, not a bug, so 503 to retry. */
 export const jobsUnavailable = () => new DomainError('jobs_unavailable', 'Background jobs cannot be reached right now; try again shortly.');
+/** The database or the object store out of reach: the service's outage, not a bug; Retry-After says when to try again. */
+export const databaseUnavailable = () =>
+  new DomainError('database_unavailable', 'The database cannot be reached right now; try again shortly.', undefined, {
+    'Retry-After': '5',
+  });
+export const storageUnavailable = () =>
+  new DomainError('storage_unavailable', 'File storage cannot be reached right now; try again shortly.', undefined, { 'Retry-After': '5' });
 export const deletionIncomplete = () =>
   new DomainError('deletion_incomplete', 'The draft could not be deleted completely; repeat the DELETE to finish.');
 export const purgeIncomplete = () =>

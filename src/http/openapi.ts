@@ -20,6 +20,9 @@ const Problem = z
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 
+/** Routes that may read or write stored files: a resource's own routes, dataset purges, the storage admin and upload target. */
+const FILE_PATHS = /^\/(resources\/\{id\}|packages\/\{nameOrId\}\/purge|admin\/storage|admin\/data|storage\/)/;
+
 /** Methods whose body the JSON parser reads (koa-body's parsedMethods), whatever the route declares. */
 const PARSED_METHODS = new Set(['post', 'put', 'patch']);
 
@@ -29,8 +32,8 @@ const PARSED_METHODS = new Set(['post', 'put', 'patch']);
  * anonymous (401) and those its gate or policies turn away (403); every unsafe method refuses a
  * cross-origin request (403, the CSRF check); a body can be late (408), and a parsed one malformed or too
  * large (400, 413); query parameters can be invalid (400); a path names something that may not exist or
- * not be visible (404); a JSON body can have the wrong media type (415) or invalid fields (422). Then the
- * route's own `problems`.
+ * not be visible (404); a JSON body can have the wrong media type (415) or invalid fields (422); the
+ * database, and for file routes the object store, can be out of reach (503). Then the route's own `problems`.
  */
 export function routeProblems(r: Route): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_token'];
@@ -44,6 +47,9 @@ export function routeProblems(r: Route): ErrorCode[] {
   if (r.query) codes.push('invalid_parameters');
   if (r.params) codes.push('not_found');
   if (r.body) codes.push('validation_failed');
+  // Every route reads the database (a token is looked up before any runs); file routes read the store.
+  codes.push('database_unavailable');
+  if (FILE_PATHS.test(r.path)) codes.push('storage_unavailable');
   codes.push(...(r.problems ?? []));
   return [...new Set(codes)];
 }

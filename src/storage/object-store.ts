@@ -34,6 +34,13 @@ export class ObjectNotFoundError extends Error {
   }
 }
 
+/** The store could not be reached (down, or the network to it): the service's outage, not a bug; a retry may work. */
+export class StorageUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('the object store cannot be reached', { cause });
+  }
+}
+
 /**
  * Where uploaded files and previews live: MinIO/S3, or the local filesystem. Keys are derived from ids
  * (src/storage/keys.ts), so a retried write replaces the object instead of adding another.

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
 import {
   ObjectNotFoundError,
+  StorageUnavailableError,
   type ByteRange,
   type ListedObject,
   type ObjectStat,
@@ -67,13 +68,46 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  // What the service calls: a store that cannot be reached is StorageUnavailableError (a 503), not a bug.
+  put(key: string, body: Readable, meta: { contentType?: string } = {}) {
+    return reachable(() => this.putUnguarded(key, body, meta));
+  }
+
+  stat(key: string) {
+    return reachable(() => this.statUnguarded(key));
+  }
+
+  read(key: string, range?: ByteRange) {
+    return reachable(() => this.readUnguarded(key, range));
+  }
+
+  move(from: string, to: string) {
+    return reachable(() => this.moveUnguarded(from, to));
+  }
+
+  remove(key: string) {
+    return reachable(() => this.removeUnguarded(key));
+  }
+
+  removePrefix(prefix: string) {
+    return reachable(() => this.removePrefixUnguarded(prefix));
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    try {
+      yield* this.listUnguarded(prefix);
+    } catch (err) {
+      throw unreachableAsUnavailable(err);
+    }
+  }
+
   /**
    * A body that fits in one part is one PutObject; a larger one is a multipart upload whose parts are cut
    * here rather than by the client's putObject, which for a stream of unknown size buffers 528 MB parts,
    * never settles when the source fails, and resumes whatever earlier upload of the key it finds.
    * Either way the object appears whole at the end (PutObject and CompleteMultipartUpload are atomic).
    */
-  async put(key: string, body: Readable, meta: { contentType?: string } = {}) {
+  private async putUnguarded(key: string, body: Readable, meta: { contentType?: string } = {}) {
     try {
       assertSafeKey(key);
     } catch (err) {
@@ -112,7 +146,7 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async stat(key: string): Promise<ObjectStat | null> {
+  private async statUnguarded(key: string): Promise<ObjectStat | null> {
     assertSafeKey(key);
     try {
       const stat = await this.client.statObject(this.bucket, key);
@@ -123,7 +157,7 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async read(key: string, range?: ByteRange): Promise<Readable> {
+  private async readUnguarded(key: string, range?: ByteRange): Promise<Readable> {
     assertSafeKey(key);
     if (range) assertByteRange(range);
     try {
@@ -140,7 +174,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** A server-side copy (no byte passes through here), in parts beyond what one CopyObject takes. */
-  async move(from: string, to: string) {
+  private async moveUnguarded(from: string, to: string) {
     assertSafeKey(from);
     assertSafeKey(to);
     const stat = await this.stat(from);
@@ -153,20 +187,20 @@ export class S3ObjectStore implements ObjectStore {
     await this.client.removeObject(this.bucket, from);
   }
 
-  async remove(key: string) {
+  private async removeUnguarded(key: string) {
     assertSafeKey(key);
     // S3 answers a delete of a missing key with success.
     await this.client.removeObject(this.bucket, key);
   }
 
-  async *list(prefix: string): AsyncIterable<ListedObject> {
+  private async *listUnguarded(prefix: string): AsyncIterable<ListedObject> {
     assertSafePrefix(prefix);
     for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
       if (item.name !== undefined) yield { key: item.name, size: item.size, lastModified: item.lastModified };
     }
   }
 
-  async removePrefix(prefix: string) {
+  private async removePrefixUnguarded(prefix: string) {
     assertSafePrefix(prefix);
     // Deleting behind the listing is safe: S3 continues a listing after the last key it returned.
     let batch: string[] = [];
@@ -246,4 +280,31 @@ async function* partsOf(body: Readable): AsyncGenerator<Buffer> {
     }
   }
   if (pendingBytes > 0 || partNumber === 1) yield Buffer.concat(pending);
+}
+
+/** Failures that say the store could not be reached, rather than that it refused the request. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+function unreachableAsUnavailable(err: unknown): unknown {
+  const codes = [err, (err as { cause?: unknown })?.cause, ...((err as { errors?: unknown[] })?.errors ?? [])].map(
+    (e) => (e as { code?: unknown })?.code,
+  );
+  return codes.some((code) => typeof code === 'string' && UNREACHABLE_CODES.has(code)) ? new StorageUnavailableError(err) : err;
+}
+
+async function reachable<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw unreachableAsUnavailable(err);
+  }
 }

@@ -10,6 +10,8 @@ export interface RunningMinio {
   accessKey: string;
   secretKey: string;
   stop(): Promise<void>;
+  /** Stops the server and starts it again on the same address and data (the fault tests' outage). */
+  restart(): Promise<void>;
 }
 
 /** Starts a throwaway MinIO server on free loopback ports, its data in `dataDir`, and waits until it is ready. */
@@ -17,6 +19,20 @@ export async function startMinio(binary: string, dataDir: string): Promise<Runni
   const [port, consolePort] = [await freePort(), await freePort()];
   const accessKey = process.env.MINIO_ROOT_USER || 'almanac-test';
   const secretKey = process.env.MINIO_ROOT_PASSWORD || randomBytes(16).toString('hex');
+  let child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    accessKey,
+    secretKey,
+    stop: () => stopChild(child),
+    async restart() {
+      await stopChild(child);
+      child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
+    },
+  };
+}
+
+async function launch(binary: string, dataDir: string, port: number, consolePort: number, accessKey: string, secretKey: string) {
   const child = spawn(
     binary,
     ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
@@ -39,14 +55,13 @@ export async function startMinio(binary: string, dataDir: string): Promise<Runni
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
 
-  const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child);
+    await waitUntilReady(`http://127.0.0.1:${port}`, child);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message} (${binary})\n${tail.join('\n')}`, { cause: err });
   }
-  return { endpoint, accessKey, secretKey, stop: () => stopChild(child) };
+  return child;
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess) {

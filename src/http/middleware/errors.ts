@@ -1,9 +1,11 @@
-import { DriverException } from '@mikro-orm/core';
+import { ConnectionException, DriverException } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
 import pg from 'pg';
 import {
   DomainError,
   badRequest,
+  databaseUnavailable,
+  storageUnavailable,
   internalError,
   malformedBody,
   malformedJson,
@@ -13,6 +15,7 @@ import {
   unsupportedMediaType,
 } from '../../domain/errors.ts';
 import { sendProblem } from '../problem.ts';
+import { StorageUnavailableError } from '../../storage/object-store.ts';
 
 interface HttpError {
   status?: number;
@@ -76,10 +79,42 @@ export const problemErrors: Middleware = async (ctx, next) => {
       sendProblem(ctx, malformedBody());
       return;
     }
+    // An engine out of reach is an outage to wait out (503), not a bug; the log still says which and why.
+    if (err instanceof StorageUnavailableError || databaseUnreachable(err)) {
+      ctx.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a part of the service is unreachable');
+      sendProblem(ctx, err instanceof StorageUnavailableError ? storageUnavailable() : databaseUnavailable());
+      return;
+    }
     logUnhandled(ctx, err);
     sendProblem(ctx, internalError(ctx.state.requestId));
   }
 };
+
+/** Connection-level failures of PostgreSQL: refused or dropped connections, a server shutting down or starting up. */
+const DATABASE_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+function databaseUnreachable(err: unknown): boolean {
+  if (err instanceof ConnectionException) return true;
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message, name } = e as { code?: unknown; message?: unknown; name?: unknown };
+    if (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) return true;
+    if (name === 'KnexTimeoutError') return true;
+    if (typeof message === 'string' && /^Connection terminated|Connection ended unexpectedly/.test(message)) return true;
+  }
+  return false;
+}
 
 /** A database error's message holds the SQL with its bound values (password hashes, say): log only what names the failure. */
 function logUnhandled(ctx: Context, err: unknown) {
