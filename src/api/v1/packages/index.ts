@@ -43,7 +43,8 @@ export const packageRoutes = [
     tag: 'packages',
     access: 'user',
     status: 201,
-    summary: 'Create an active dataset (org editor); resources in the body are created in the same transaction',
+    summary:
+      'Create an active dataset (org editor); resources in the body are created in the same transaction. Names are unique across the whole catalog, so a 409 on a taken name also tells that a dataset you may not see (private, a draft) holds it',
     body: CreateDatasetBody,
     response: DatasetRecord,
     handle: ({ domain, actor, body }) => createDataset(domain, actor, body),
