@@ -85,11 +85,13 @@ class QueryProcess {
         else if (message.failure.code === 'internal') reject(new Error(`query process: ${message.failure.message}`));
         else reject(new QueryError(message.failure.code, message.failure.message));
       };
-      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      const onExit = () => {
         done();
-        // An abort is a failed allocation: V8 past its heap cap, or DuckDB past the process's data limit.
-        if (signal === 'SIGABRT' || code === 134) reject(queryTooLarge(job.limits));
-        else reject(new Error(`the query process ended during a query (${signal ?? code})`));
+        // Nothing but memory ends a query process in the middle of a query (its timeout kill settles the
+        // query first): an abort is V8 past its heap cap or DuckDB past the data limit, and under a busy
+        // machine's memory pressure the end can also come as SIGKILL (the OOM killer) or SIGSEGV (an
+        // allocation DuckDB did not check).
+        reject(queryTooLarge(job.limits));
       };
       const done = () => {
         this.child.off('message', onMessage);

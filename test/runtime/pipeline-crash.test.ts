@@ -134,6 +134,9 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   t.true(schema.queryable);
   t.true(schema.schema.rowCount > 0 && schema.schema.rowCount < ROWS, 'the preview holds the head of the file, once');
   t.true(schema.schema.previewTruncated);
-  const stored = await app.almanac.services.storage.stat(`resources/${id}/preview.parquet`);
-  t.truthy(stored, 'one preview object');
+  // The retried step wrote the run's one preview key again: one preview object, the one the record serves.
+  const previews: string[] = [];
+  for await (const object of app.almanac.services.storage.list(`resources/${id}/previews/`)) previews.push(object.key);
+  const served = (await app.api.get(`/api/v1/resources/${id}`, auth)).body.extras.preview.key;
+  t.deepEqual(previews, [served], 'one preview object');
 });
