@@ -1,23 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraftDeletion } from '../src/domain/datasets/removal.ts';
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
-import type { SearchServices } from '../src/search/search-services.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
-import type { ObjectStore } from '../src/storage/object-store.ts';
-import type { Config } from '../src/config.ts';
 import { adminJobActivities } from './admin-jobs.ts';
+import type { ActivityServices } from './services.ts';
 import { pipelineActivities } from './pipeline.ts';
 import { siteDataActivities } from './site-data.ts';
 import { Context } from '@temporalio/activity';
 import { sweepOrphans } from '../src/domain/resources/orphan-sweep.ts';
 import type { StorageSweepCounts } from '../src/domain/jobs/port.ts';
-
-export interface ActivityServices {
-  orm: MikroORM;
-  storage: ObjectStore;
-  config: Config;
-  search: SearchServices;
-}
 
 /**
  * Builds the activities from the app's services; the worker calls this once. Each activity forks its
@@ -58,3 +48,5 @@ export function createActivities({ orm, storage, config, search }: ActivityServi
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+export type { ActivityServices } from './services.ts';

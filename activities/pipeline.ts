@@ -1,6 +1,4 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../src/config.ts';
 import { markFinished } from '../src/domain/pipeline/record.ts';
 import {
   fetchStep,
@@ -13,8 +11,7 @@ import {
   textStep,
   type StepDeps,
 } from '../src/domain/pipeline/steps.ts';
-import type { SearchServices } from '../src/search/search-services.ts';
-import type { ObjectStore } from '../src/storage/object-store.ts';
+import type { ActivityServices } from './services.ts';
 import { TabularError } from '../src/tabular/index.ts';
 
 const HEARTBEAT_EVERY_MS = 5_000;
@@ -23,17 +20,7 @@ const HEARTBEAT_EVERY_MS = 5_000;
  * The resource pipeline's activities. Errors that retrying cannot fix (what the bytes are) fail at
  * once with their message; anything else (storage, database, a killed worker) is retried.
  */
-export function pipelineActivities({
-  orm,
-  storage,
-  config,
-  search,
-}: {
-  orm: MikroORM;
-  storage: ObjectStore;
-  config: Config;
-  search: SearchServices;
-}) {
+export function pipelineActivities({ orm, storage, config, search }: ActivityServices) {
   const deps = (): StepDeps => ({
     em: orm.em.fork(),
     storage,

@@ -1,24 +1,14 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '@temporalio/activity';
-import type { Config } from '../src/config.ts';
 import { removeDatasetFiles } from '../src/domain/resources/file-removal.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
 import { removeDatasetVectors, syncDatasetSearch, type SearchSyncDeps } from '../src/search/sync.ts';
 import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
+import type { ActivityServices } from './services.ts';
 
 /** Activities of the site-wide jobs over every dataset: `delete-all-data` and `reindex-metadata`. */
-export function siteDataActivities({
-  orm,
-  storage,
-  config,
-  search,
-}: {
-  orm: MikroORM;
-  storage: ObjectStore;
-  config: Config;
-  search: SearchServices;
-}) {
+export function siteDataActivities({ orm, storage, config, search }: ActivityServices) {
   return {
     async deleteDatasetsPage(pageSize: number): Promise<number> {
       return deleteDatasetsPage(orm.em.fork(), storage, search, pageSize);

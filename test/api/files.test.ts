@@ -592,29 +592,28 @@ for (const store of STORES) {
 
   // 6. Text ---------------------------------------------------------------------------------------
 
-  test(`[${store}] GET /text of a windows-1252 CSV is UTF-8 text with café`, async (t) => {
-    const site = main();
+  /** Uploads `bytes`, waits for the pipeline, and checks GET /text is them as UTF-8 (CITIES_TEXT). */
+  const textOf = async (t: ExecutionContext, site: Site, bytes: Buffer) => {
     const id = await newUploadResource(t, site);
-    t.is((await uploadRaw(site, id, CITIES_LATIN1)).status, 200);
+    t.is((await uploadRaw(site, id, bytes)).status, 200);
     assertSucceeded(t, id, await settledPipeline(site, id));
     const res = await read(site, id, 'text');
     t.is(res.status, 200, res.text);
     t.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
     t.is(res.text, CITIES_TEXT);
+    return { id, res };
+  };
+
+  test(`[${store}] GET /text of a windows-1252 CSV is UTF-8 text with café`, async (t) => {
+    const site = main();
+    const { id, res } = await textOf(t, site, CITIES_LATIN1);
     t.true(res.text.includes('café'));
     t.regex(res.headers.get('content-security-policy') ?? '', /(^|;\s*)sandbox(;|$)/);
     t.like((await site.app.api.get(`${V1}/resources/${id}/schema`)).body, { queryable: true, schema: { rowCount: 2 } });
   });
 
   test(`[${store}] GET /text of a UTF-16LE CSV with a BOM is UTF-8 text without the BOM`, async (t) => {
-    const site = main();
-    const id = await newUploadResource(t, site);
-    t.is((await uploadRaw(site, id, CITIES_UTF16LE_BOM)).status, 200);
-    assertSucceeded(t, id, await settledPipeline(site, id));
-    const res = await read(site, id, 'text');
-    t.is(res.status, 200, res.text);
-    t.is(res.headers.get('content-type'), 'text/plain; charset=utf-8');
-    t.is(res.text, CITIES_TEXT);
+    await textOf(t, main(), CITIES_UTF16LE_BOM);
   });
 
   test(`[${store}] the download and preview of a windows-1252 CSV do not label its bytes charset=utf-8`, async (t) => {

@@ -4,6 +4,7 @@ import { QUERY_LIMITS } from '../../src/query/sandbox.ts';
 import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { newUploadSlot } from '../helpers/upload-slot.ts';
 import { uploadAndProcess } from '../helpers/pipeline.ts';
 
 /**
@@ -24,19 +25,7 @@ test.before(async () => {
   // More query processes than cores: the kills must hold even when queries compete for the CPU.
   app = await startTestApp({ QUERY_MAX_PROCESSES: '4' });
   const admin = { token: app.adminToken };
-  await app.api.post('/api/v1/organizations', { name: 'isolation-org' }, admin);
-  const created = await app.api.post(
-    '/api/v1/packages',
-    {
-      name: 'isolation',
-      ownerOrg: 'isolation-org',
-      licenseId: 'cc-by-4.0',
-      resources: [{ urlType: 'upload', name: 'table.csv', format: 'CSV' }],
-    },
-    admin,
-  );
-  if (created.status !== 201) throw new Error(created.text);
-  resourceId = created.body.resources[0].id;
+  resourceId = await newUploadSlot(app, 'isolation');
   await uploadAndProcess(app.api, resourceId, CSV, admin);
 });
 test.after.always(async () => app?.stop());

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { isProblem } from '../helpers/problem.ts';
@@ -58,13 +58,19 @@ async function asNewUser(name: string): Promise<Auth> {
 }
 const query = (id: string, sql: string, auth: Auth = {}) => app.api.post(`/api/v1/resources/${id}/query`, { sql }, auth);
 
-test('a SELECT over `data` returns the result record; quoted names with spaces and accents work', async (t) => {
-  const reply = await query(
-    publicId,
-    'SELECT id, "label x", "année", score, big, day, flag FROM data WHERE id IN (1, 2) ORDER BY id',
-    await asNewUser('q-basic'),
-  );
+/** The public resource's answer to `sql` for a new user named `name`, which must be 200. */
+async function answered(t: ExecutionContext, sql: string, name: string) {
+  const reply = await query(publicId, sql, await asNewUser(name));
   t.is(reply.status, 200, reply.text);
+  return reply;
+}
+
+test('a SELECT over `data` returns the result record; quoted names with spaces and accents work', async (t) => {
+  const reply = await answered(
+    t,
+    'SELECT id, "label x", "année", score, big, day, flag FROM data WHERE id IN (1, 2) ORDER BY id',
+    'q-basic',
+  );
   t.like(reply.body, { id: publicId, columns: ['id', 'label x', 'année', 'score', 'big', 'day', 'flag'], rowCount: 2, truncated: false });
   t.true(Number.isInteger(reply.body.elapsedMs));
   t.deepEqual(reply.body.rows[1], {
@@ -79,12 +85,11 @@ test('a SELECT over `data` returns the result record; quoted names with spaces a
 });
 
 test('WITH … SELECT and aggregates work; counts come back as strings', async (t) => {
-  const reply = await query(
-    publicId,
+  const reply = await answered(
+    t,
     'WITH t AS (SELECT "année" AS y, count(*) AS n FROM data GROUP BY 1) SELECT * FROM t ORDER BY y LIMIT 3',
-    await asNewUser('q-with'),
+    'q-with',
   );
-  t.is(reply.status, 200, reply.text);
   t.deepEqual(reply.body.rows, [
     { y: '2000', n: '600' },
     { y: '2001', n: '600' },
@@ -93,28 +98,25 @@ test('WITH … SELECT and aggregates work; counts come back as strings', async (
 });
 
 test('more than 10,000 rows: the first 10,000 and truncated true', async (t) => {
-  const reply = await query(publicId, 'SELECT * FROM data', await asNewUser('q-rows'));
-  t.is(reply.status, 200, reply.text);
+  const reply = await answered(t, 'SELECT * FROM data', 'q-rows');
   t.is(reply.body.rowCount, 10_000);
   t.is(reply.body.rows.length, 10_000);
   t.true(reply.body.truncated);
 });
 
 test('a result over 5 MB is cut and flagged', async (t) => {
-  const reply = await query(publicId, "SELECT repeat('x', 1000) AS s FROM data", await asNewUser('q-bytes'));
-  t.is(reply.status, 200, reply.text);
+  const reply = await answered(t, "SELECT repeat('x', 1000) AS s FROM data", 'q-bytes');
   t.true(reply.body.truncated);
   t.true(reply.body.rowCount < 6_000 && reply.body.rowCount > 4_000, String(reply.body.rowCount));
   t.true(reply.text.length < 5.5 * 1024 * 1024);
 });
 
 test('NaN and infinities are JSON-safe text; dates ISO 8601', async (t) => {
-  const reply = await query(
-    publicId,
+  const reply = await answered(
+    t,
     "SELECT 'nan'::double AS n, 'inf'::double AS i, '-inf'::double AS m, TIMESTAMP '2024-05-01 12:30:00' AS ts LIMIT 1",
-    await asNewUser('q-values'),
+    'q-values',
   );
-  t.is(reply.status, 200, reply.text);
   t.deepEqual(reply.body.rows, [{ n: 'NaN', i: 'Infinity', m: '-Infinity', ts: '2024-05-01T12:30:00' }]);
 });
 
@@ -123,8 +125,7 @@ test('wide integers and decimals are strings; dates, times and time zones ISO 86
     DATE '2024-05-01' AS day, TIME '12:30:01' AS t, TIMESTAMPTZ '2024-05-01 12:30:00+02' AS tz, TIMESTAMP_MS '2024-05-01 12:30:00.123' AS ms,
     'infinity'::TIMESTAMP AS forever, INTERVAL 3 DAY AS iv, '\\x00\\xFFab'::BLOB AS bl, [TIMESTAMP '2024-01-02 03:04:05'] AS l,
     {'a': 1, 'n': 'nan'::DOUBLE} AS s, NULL::TIMESTAMP AS none`;
-  const reply = await query(publicId, sql, await asNewUser('q-types'));
-  t.is(reply.status, 200, reply.text);
+  const reply = await answered(t, sql, 'q-types');
   t.deepEqual(reply.body.rows, [
     {
       h: '170141183460469231731687303715884105727',
@@ -145,12 +146,7 @@ test('wide integers and decimals are strings; dates, times and time zones ISO 86
 });
 
 test('a self-join keeps both columns of the same name: id and id:1', async (t) => {
-  const reply = await query(
-    publicId,
-    'SELECT a.id, b.id FROM data a JOIN data b ON a.id = b.id ORDER BY 1 LIMIT 1',
-    await asNewUser('q-dupes'),
-  );
-  t.is(reply.status, 200, reply.text);
+  const reply = await answered(t, 'SELECT a.id, b.id FROM data a JOIN data b ON a.id = b.id ORDER BY 1 LIMIT 1', 'q-dupes');
   t.deepEqual(reply.body.columns, ['id', 'id:1']);
   t.deepEqual(Object.keys(reply.body.rows[0]), ['id', 'id:1']);
 });

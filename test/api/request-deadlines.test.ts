@@ -3,7 +3,8 @@ import http from 'node:http';
 import { once } from 'node:events';
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { as, type TestUser } from '../helpers/client.ts';
+import type { TestUser } from '../helpers/client.ts';
+import { newUploadSlot } from '../helpers/upload-slot.ts';
 
 /**
  * Receive deadlines per route (issue 16, gap 5): an upload may take as long as it keeps sending, a stalled
@@ -18,20 +19,7 @@ let resourceId: string;
 test.before(async () => {
   app = await startTestApp({ REQUEST_TIMEOUT: '2s', UPLOAD_IDLE_TIMEOUT: '1s' });
   editor = await app.api.newUser('deadlines-editor');
-  const admin = { token: app.adminToken };
-  await app.api.post('/api/v1/organizations', { name: 'deadlines-org' }, admin);
-  await app.api.post('/api/v1/organizations/deadlines-org/members', { user: editor.id, role: 'editor' }, admin);
-  const dataset = await app.api.post(
-    '/api/v1/packages',
-    {
-      name: 'deadlines-data',
-      ownerOrg: 'deadlines-org',
-      licenseId: 'cc-by-4.0',
-      resources: [{ urlType: 'upload', name: 'Big', format: 'BIN' }],
-    },
-    as(editor),
-  );
-  resourceId = dataset.body.resources[0].id;
+  resourceId = await newUploadSlot(app, 'deadlines-data', { editor, format: 'BIN' });
 });
 test.after.always(() => app?.stop());
 
