@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { pipelineWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startWorkerFor } from '../helpers/worker.ts';
 
 /**
  * A worker killed (SIGKILL) in the middle of a pipeline step: another worker picks the step up once its
  * heartbeat stops, and the pipeline completes exactly once, in one workflow run, with one preview.
  */
 
-const BIN = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
 // About 70 MB: past the 50 MB preview limit, so the preview step has real work when the kill lands.
 const ROWS = 3_000_000;
 
@@ -19,21 +17,7 @@ test.before(async () => {
 });
 test.after.always(async () => app?.stop());
 
-function startWorker(): ChildProcess {
-  const { config } = app.almanac.services;
-  return spawn(BIN, ['worker'], {
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: config.database.mode === 'external' ? config.database.url : '',
-      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE: app.taskQueue,
-      // The same local store as the API: the worker reads the upload and writes the preview there.
-      ALMANAC_DATA_DIR: config.dataDir,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+const startWorker = () => startWorkerFor(app);
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
