@@ -124,3 +124,54 @@ test.serial('a worker killed mid-reindex: the next one finishes it once, and sea
   const found = await app.api.get('/api/v1/packages?q=heron&semantic=false&limit=20', auth);
   t.deepEqual(found.body.results.map((d: { name: string }) => d.name).sort(), names.sort());
 });
+
+test.serial(
+  'a worker killed mid-deletion of a draft: the DELETE answers 204 or 503 deletion_incomplete, and the same DELETE finishes it with another worker',
+  async (t) => {
+    t.timeout(5 * 60_000);
+    const auth = { token: app.adminToken };
+    await app.api.post('/api/v1/organizations', { name: 'killed-draft' }, auth);
+    const draft = await app.api.post('/api/v1/packages/drafts', { name: 'killed-draft-data', ownerOrg: 'killed-draft' }, auth);
+    const resource = await app.api.post(`/api/v1/packages/${draft.body.id}/resources`, { urlType: 'upload', name: 'a.csv' }, auth);
+    const upload = await fetch(`${app.url}/api/v1/resources/${resource.body.id}/upload`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${app.adminToken}`, 'Content-Type': 'text/csv' },
+      body: 'a,b\n1,2\n',
+    });
+    t.is(upload.status, 200);
+
+    // The DELETE waits for its workflow; the worker dies under it once a step has started.
+    const first = startWorker();
+    const deletion = app.api.delete(`/api/v1/packages/${draft.body.id}`, auth);
+    try {
+      await until(
+        'a step of the draft deletion to start',
+        async () => {
+          // Not there until the DELETE has started it.
+          const handle = app.almanac.services.jobs.client.workflow.getHandle(`delete-draft-${draft.body.id}`);
+          const history = await handle.fetchHistory().catch(() => null);
+          return (history?.events ?? []).some((e) => e.activityTaskStartedEventAttributes);
+        },
+        60_000,
+      );
+    } finally {
+      await stopped(first, 'SIGKILL');
+    }
+    const answered = await deletion;
+    t.true(answered.status === 204 || (answered.status === 503 && answered.body?.code === 'deletion_incomplete'), answered.text);
+
+    const second = startWorker();
+    try {
+      await until('the draft to be gone', async () => {
+        const again = await app.api.delete(`/api/v1/packages/${draft.body.id}`, auth);
+        return again.status === 204 || again.status === 404;
+      });
+    } finally {
+      await stopped(second, 'SIGTERM');
+    }
+    t.is((await app.api.get(`/api/v1/packages/${draft.body.id}`, auth)).status, 404);
+    const left: string[] = [];
+    for await (const object of app.almanac.services.storage.list(`resources/${resource.body.id}/`)) left.push(object.key);
+    t.deepEqual(left, [], 'no file outlives its record');
+  },
+);
