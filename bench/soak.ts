@@ -17,11 +17,17 @@ export async function benchSoak(clients: number, seconds: number) {
     try {
       const api = new ApiClient(almanac.url);
       const adminToken = await benchToken(almanac);
+      (globalThis as { gc?: () => void }).gc?.();
+      const heapAtStartMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
       // The client runs in the same process as the server: memory and handles are the two together.
       const sample = () => ({ rssBytes: process.memoryUsage().rss, handles: process.getActiveResourcesInfo().length });
       const report = await runLoad({ api, adminToken, sample }, { clients, seconds, log: (line) => process.stderr.write(`${line}\n`) });
       const curve = report.curve.filter((p, i) => i % 10 === 0 || i === report.curve.length - 1);
-      return { ...report, unplanned: report.unplanned.slice(0, 20), unplannedCount: report.unplanned.length, curve };
+      // RSS follows V8's own pace of collecting: the heap after a full collection says whether anything was kept.
+      const heapBeforeMb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+      (globalThis as { gc?: () => void }).gc?.();
+      const settled = { heapBeforeGcMb: heapBeforeMb, heapAfterGcMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20), heapAtStartMb };
+      return { ...report, unplanned: report.unplanned.slice(0, 20), unplannedCount: report.unplanned.length, curve, settled };
     } finally {
       await almanac.stop();
     }
