@@ -79,24 +79,29 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     }
     const jobs = await TemporalJobs.connect({ ...config.temporal, address });
     stack.push({ name: 'temporal client', stop: () => jobs.close() });
-    // Every API process makes sure the deployment's schedule exists and matches its settings; without it
-    // the service still serves, and links are checked on request (POST /admin/health/check).
-    await ensureLinkCheckSchedule(jobs.client, {
-      taskQueue: config.temporal.taskQueue,
-      intervalMs: config.linkCheck.intervalMs,
-      workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
-    }).then(
-      (outcome) => log.info({ outcome }, 'link-check schedule'),
-      (err) => log.error({ err }, 'the link-check schedule could not be created or updated'),
-    );
-    // Without it, orphans are still found and removed on request (DELETE /admin/storage/orphans).
-    await ensureStorageSweepSchedule(jobs.client, {
-      taskQueue: config.temporal.taskQueue,
-      intervalMs: config.storageSweep.intervalMs,
-      workflowOptions: { olderThanSeconds: config.storageSweep.olderThanSeconds },
-    }).then(
-      (outcome) => log.info({ outcome }, 'sweep-storage schedule'),
-      (err) => log.error({ err }, 'the sweep-storage schedule could not be created or updated'),
+    // Every API process makes sure the deployment's schedules exist and match its settings, side by side.
+    // Without them the service still serves: links are checked on request (POST /admin/health/check),
+    // orphans removed on request (DELETE /admin/storage/orphans).
+    const { taskQueue } = config.temporal;
+    const schedules = {
+      'link-check': ensureLinkCheckSchedule(jobs.client, {
+        taskQueue,
+        intervalMs: config.linkCheck.intervalMs,
+        workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
+      }),
+      'sweep-storage': ensureStorageSweepSchedule(jobs.client, {
+        taskQueue,
+        intervalMs: config.storageSweep.intervalMs,
+        workflowOptions: { olderThanSeconds: config.storageSweep.olderThanSeconds },
+      }),
+    };
+    await Promise.all(
+      Object.entries(schedules).map(([name, ensured]) =>
+        ensured.then(
+          (outcome) => log.info({ outcome }, `${name} schedule`),
+          (err) => log.error({ err }, `the ${name} schedule could not be created or updated`),
+        ),
+      ),
     );
 
     const search = createSearchServices(config, log);

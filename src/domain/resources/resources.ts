@@ -118,7 +118,6 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   if (changed && resource.extras.pipeline)
     await reprocess(ctx, resource, before.urlType === 'link' && before.url !== (resource.url ?? null));
   await syncIfSearchable(ctx, dataset);
-  await ctx.em.refresh(resource);
   return presentResource(resource);
 }
 
@@ -127,6 +126,8 @@ async function reprocess(ctx: DomainContext, resource: Resource, linkChanged: bo
   const stale = await invalidateOutputs(ctx.em, resource.id);
   await Promise.all([...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])].map((key) => ctx.storage.remove(key)));
   if (resource.url) await startPipeline(ctx, resource.id);
+  // Both wrote extras in SQL: the record presented must show them.
+  await ctx.em.refresh(resource);
 }
 
 /**

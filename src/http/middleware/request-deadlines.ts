@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { requestTimedOut, uploadStalled, type DomainError } from '../../domain/errors.ts';
-import { PROBLEM_BASE } from '../problem.ts';
+import { problemBody } from '../problem.ts';
 
 export interface RequestDeadlines {
   /** Time allowed to receive a whole request, uploads excepted (Node's requestTimeout, per route). */
@@ -39,13 +39,7 @@ export function requestDeadlines(deadlines: RequestDeadlines) {
 function cut(ctx: Context, error: DomainError) {
   const { res, req } = ctx;
   if (!res.headersSent) {
-    const body = JSON.stringify({
-      type: PROBLEM_BASE + error.code,
-      title: error.title,
-      status: error.status,
-      code: error.code,
-      detail: error.message,
-    });
+    const body = JSON.stringify(problemBody(error));
     res.writeHead(error.status, {
       'Content-Type': 'application/problem+json',
       Connection: 'close',
