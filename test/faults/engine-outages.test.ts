@@ -1,3 +1,4 @@
+import net from 'node:net';
 import process from 'node:process';
 import test from 'ava';
 import { createLogger } from '../../src/logger.ts';
@@ -97,6 +98,25 @@ async function outcomes() {
   return { row, bodies };
 }
 
+/**
+ * Keeps a stopped engine's port while it is down, as a listener that drops every connection: the app sees
+ * the engine gone (a reset), and no test file running beside this one can be given the port by the
+ * system and then meet the engine when it comes back.
+ */
+async function holdPort(port: number) {
+  const server = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    release: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+  };
+}
+
 async function health() {
   const reply = await fetch(`${almanac.url}/api/health`, { signal: AbortSignal.timeout(PATIENCE_MS) });
   return (await reply.json()) as { status: string; components: Record<string, string> };
@@ -134,6 +154,7 @@ test.serial('MinIO stopped: files answer 503 storage_unavailable, everything els
   t.timeout(4 * 60_000);
   const before = (await api.get(`/api/v1/resources/${resourceId}`, { token })).body;
   await engines.minio!.stop();
+  const minioPort = await holdPort(Number(new URL(engines.minio!.endpoint).port));
   try {
     const down = await outcomes();
     assertClearWhileDown(t, 'minio stopped', down);
@@ -143,6 +164,7 @@ test.serial('MinIO stopped: files answer 503 storage_unavailable, everything els
     t.like(await health(), { components: { storage: 'down' } });
     t.like((await api.get(`/api/v1/resources/${resourceId}`, { token })).body, { size: before.size, hash: before.hash });
   } finally {
+    await minioPort.release();
     await engines.minio!.restart();
   }
   await assertRecovered(t, 'minio back');
@@ -152,12 +174,14 @@ test.serial('PostgreSQL stopped: requests answer 503 database_unavailable at onc
   t.timeout(4 * 60_000);
   const url = new URL(engines.pg.url('postgres'));
   await engines.pg.stop();
+  const pgPort = await holdPort(Number(url.port));
   try {
     const down = await outcomes();
     assertClearWhileDown(t, 'postgres stopped', down);
     t.is(down.row['read a dataset'], 503);
     t.like(await health(), { components: { database: 'down' } });
   } finally {
+    await pgPort.release();
     const again = await startEmbeddedPostgres(`${engines.dir}/pg`, Number(url.port), log);
     engines.onStop(() => again.stop());
   }
