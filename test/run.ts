@@ -14,7 +14,7 @@ import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 import { v1Routes } from '../src/api/v1/index.ts';
 import { routeKey } from '../src/http/route.ts';
 import { startEngines } from './helpers/engines.ts';
-import { embeddingModelPath, minioBinary, pythonWithMcp } from './helpers/tools.ts';
+import { embeddingModelPath, minioBinary, pythonTools } from './helpers/tools.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
 // Provisioning says what it fetches, once per machine, at info; the engines only speak when something is wrong.
@@ -25,7 +25,7 @@ const bundleDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-bundle-'
 const [, modelPath, python, workflowBundle] = await Promise.all([
   minioBinary(progress),
   embeddingModelPath(progress),
-  pythonWithMcp(progress),
+  pythonTools(progress),
   bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
 ]);
 const engines = await startEngines('test', log, { minio: true });

@@ -68,7 +68,11 @@ class QueryProcess {
   }
 
   async run(job: QueryJob): Promise<QueryResult> {
-    await this.ready;
+    try {
+      await this.ready;
+    } catch (err) {
+      throw new ProcessBroken(err instanceof Error ? err.message : String(err));
+    }
     if (!this.lowered && this.child.pid !== undefined) {
       this.lowered = true;
       try {
@@ -82,6 +86,7 @@ class QueryProcess {
         if ('ready' in message) return;
         done();
         if ('result' in message) resolve(message.result);
+        else if (message.failure.code === 'broken') reject(new ProcessBroken(message.failure.message));
         else if (message.failure.code === 'internal') reject(new Error(`query process: ${message.failure.message}`));
         else reject(new QueryError(message.failure.code, message.failure.message));
       };
@@ -108,6 +113,13 @@ class QueryProcess {
     if (!this.exited) this.child.kill('SIGKILL');
   }
 }
+
+/**
+ * The process died before it was ready, or could not open a sandbox (under a busy machine's memory
+ * pressure a fresh DuckDB instance can fail to start): the query never ran, so running it in a new
+ * process is safe and is what the caller wants.
+ */
+class ProcessBroken extends Error {}
 
 const warm: QueryProcess[] = [];
 const busy = new Set<QueryProcess>();
@@ -147,14 +159,26 @@ export function runInQueryProcess(job: QueryJob, maxProcesses: number): Promise<
       setImmediate(() => refillWarm(memoryBytes));
     };
     const timer = setTimeout(() => settle(false, () => reject(queryTimedOut(job.limits))), job.limits.timeoutMs);
+    let retried = false;
     const start = () => {
       const taken = warm.pop() ?? new QueryProcess(memoryBytes);
       queryProcess = taken;
       busy.add(taken);
       taken.run(job).then(
         (result) => settle(true, () => resolve(result)),
-        // A query's own failure leaves its process as good as new; a broken process goes.
-        (err: unknown) => settle(err instanceof QueryError && !taken.exited, () => reject(err)),
+        (err: unknown) => {
+          if (settled) return;
+          if (err instanceof ProcessBroken && !retried) {
+            // Once, in a new process that takes this one's slot, within the same deadline.
+            retried = true;
+            busy.delete(taken);
+            taken.kill();
+            start();
+            return;
+          }
+          // A query's own failure leaves its process as good as new; a broken process goes.
+          settle(err instanceof QueryError && !taken.exited, () => reject(err));
+        },
       );
     };
     if (busy.size < maxProcesses) start();

@@ -4,7 +4,7 @@
  * no timer of its own: its parent kills it at the deadline, which stops DuckDB's threads with it.
  */
 import { spareStarted } from './fresh-instances.ts';
-import { QueryError, runSandboxedQuery, type QueryLimits, type QueryResult } from './sandbox.ts';
+import { QueryError, runSandboxedQuery, SandboxUnavailable, type QueryLimits, type QueryResult } from './sandbox.ts';
 
 export interface QueryJob {
   parquetPath: string;
@@ -12,8 +12,12 @@ export interface QueryJob {
   limits: QueryLimits;
 }
 
+/**
+ * `broken`: this process could not open a sandbox (a fresh DuckDB instance, its settings), so the query never
+ * ran; the pool retries it in a new process. `internal`: the query failed in a way that names no query error.
+ */
 export type QueryProcessMessage =
-  { ready: true } | { result: QueryResult } | { failure: { code: QueryError['code'] | 'internal'; message: string } };
+  { ready: true } | { result: QueryResult } | { failure: { code: QueryError['code'] | 'broken' | 'internal'; message: string } };
 
 const send = (message: QueryProcessMessage) => process.send!(message);
 
@@ -25,7 +29,10 @@ process.on('message', (job: QueryJob) => {
         failure:
           err instanceof QueryError
             ? { code: err.code, message: err.message }
-            : { code: 'internal', message: err instanceof Error ? err.message : String(err) },
+            : {
+                code: err instanceof SandboxUnavailable ? 'broken' : 'internal',
+                message: err instanceof Error ? err.message : String(err),
+              },
       }),
   );
 });

@@ -71,9 +71,18 @@ export interface QueryResult {
   elapsedMs: number;
 }
 
+/** The sandbox could not be set up, so the query never ran: the process is at fault, not the query. */
+export class SandboxUnavailable extends Error {}
+
 async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
-  const instance = await takeFreshInstance();
-  const connection = await instance.connect();
+  let instance: DuckDBInstance;
+  let connection: DuckDBConnection;
+  try {
+    instance = await takeFreshInstance();
+    connection = await instance.connect();
+  } catch (err) {
+    throw new SandboxUnavailable(`no DuckDB instance: ${err instanceof Error ? err.message : String(err)}`);
+  }
   try {
     // One round trip: the order matters, and lock_configuration comes last.
     await connection.run(
@@ -91,7 +100,7 @@ async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ 
   } catch (err) {
     connection.closeSync();
     instance.closeSync();
-    throw err;
+    throw new SandboxUnavailable(`the sandbox's settings failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   return { instance, connection };
 }

@@ -2,9 +2,11 @@
  * What the test suite and the benchmarks need beyond `npm ci`, found or provisioned into the same cache
  * as the service's own (ALMANAC_CACHE_DIR, else $XDG_CACHE_HOME/almanac, else ~/.cache/almanac): the
  * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
- * `go install` at a pinned version, and the Python tools (the `mcp` SDK, Schemathesis) in a virtual environment of their own.
+ * `go install` at a pinned version, and the Python clients the interop tests drive (the `mcp` SDK, Schemathesis,
+ * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
@@ -20,12 +22,13 @@ const run = promisify(execFile);
 
 /** The last minio version on the Go module proxy. */
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
-/** The Python MCP SDK the interop tests drive (test/mcp/python-client.test.ts). */
-export const PYTHON_MCP_VERSION = '2.3.0';
-/** Schemathesis, which fuzzes the API against its OpenAPI document (test/contract/, scripts/contract-fuzz.ts). */
-export const SCHEMATHESIS_VERSION = '4.32.5';
-/** The Python packages of the test suite, installed together into one virtual environment. */
-const PYTHON_TOOLS = [`mcp==${PYTHON_MCP_VERSION}`, `schemathesis==${SCHEMATHESIS_VERSION}`];
+/**
+ * The Python packages of the test suite, pinned and installed together into one virtual environment:
+ * the MCP SDK (test/mcp/python-client.test.ts), Schemathesis, which fuzzes the API against its OpenAPI
+ * document (test/contract/, scripts/contract-fuzz.ts), and the catalog world's clients for the CKAN API
+ * and the feeds (test/interop/): ckanapi, rdflib, pySHACL with the DCAT-AP shapes, mlcroissant.
+ */
+const PYTHON_TOOLS = ['mcp==2.3.0', 'schemathesis==4.32.5', 'ckanapi==4.11', 'rdflib==7.6.0', 'pyshacl==0.40.1', 'mlcroissant==1.1.1'];
 
 const provision = () => loadConfig(process.env).provision;
 
@@ -84,12 +87,13 @@ export async function minioBinary(log: Logger): Promise<string> {
 }
 
 /**
- * A Python with the suite's Python tools (the `mcp` SDK and Schemathesis): a virtual environment in the
- * cache, made on first use; its folder names the pinned versions, so a new pin makes a new environment.
+ * A Python with the suite's Python tools: a virtual environment in the cache, made on first use.
  * Run Schemathesis as `python -m schemathesis.cli`.
  */
 export async function pythonTools(log: Logger): Promise<string> {
-  const dir = path.join(provision().cacheDir, `python-tools-mcp-${PYTHON_MCP_VERSION}-schemathesis-${SCHEMATHESIS_VERSION}`);
+  // The folder names the pins, so a new pin makes a new environment.
+  const pins = createHash('sha256').update(PYTHON_TOOLS.join(' ')).digest('hex').slice(0, 12);
+  const dir = path.join(provision().cacheDir, `python-tools-${pins}`);
   const python = path.join(dir, 'bin', 'python');
   if (await isExecutable(python)) return python;
   const system = (await firstOnPath('python3')) ?? (await firstOnPath('python'));
@@ -108,8 +112,6 @@ export async function pythonTools(log: Logger): Promise<string> {
   log.info(`Python tools ready in ${seconds} s (kept in ${dir})`);
   return python;
 }
-/** The name test/run.ts knows it by (it hands the path to the tests as TEST_PYTHON). */
-export const pythonWithMcp = pythonTools;
 
 async function firstOnPath(name: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
