@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { ckanRouter } from '../api/ckan/index.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { checkHealth } from '../domain/health.ts';
+import { feedsRouter } from '../feeds/index.ts';
 import type { Services } from '../services.ts';
 import { docsRouter } from './docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
@@ -65,5 +67,7 @@ export function createHttpApp(services: Services) {
   app.use(mcpEndpoint());
   app.use(v1.routes());
   app.use(v1.allowedMethods());
+  app.use(ckanRouter(services).routes());
+  app.use(feedsRouter(services).routes());
   return app;
 }
