@@ -14,7 +14,38 @@ export interface DatasetListQuery {
   state?: 'active' | 'deleted' | 'draft';
   my_org?: boolean;
   private?: boolean;
-  sort_by?: 'updated' | 'created' | 'name';
+  sort_by?: 'updated' | 'created' | 'name' | 'id';
   sort_order?: 'asc' | 'desc';
   include_facets?: boolean;
+  /** Rows per facet (50 when absent). */
+  facet_limit?: number;
+  /** Updated at or after this instant (inclusive): incremental harvesting. */
+  modified_since?: Date;
+  /** Updated strictly before this instant (exclusive). */
+  modified_before?: Date;
+  /** Further bounds on the two timestamps, for the range forms the two fields above do not express. */
+  time_bounds?: TimeBound[];
+  /** Exact dataset names, any of them (`name` above is a "contains" search). */
+  names?: string[];
+  /** Exact dataset ids, any of them. */
+  ids?: string[];
+  /** Datasets that match any of these are left out (negated filters); within a key, any value excludes. */
+  exclude?: DatasetExclusions;
+}
+
+/** One bound on `updatedAt` ("updated") or `createdAt` ("created"). */
+export interface TimeBound {
+  field: 'updated' | 'created';
+  op: 'gte' | 'gt' | 'lte' | 'lt';
+  at: Date;
+}
+
+export interface DatasetExclusions {
+  organization?: string[];
+  groups?: string[];
+  tags?: string[];
+  res_format?: string[];
+  license_id?: string[];
+  names?: string[];
+  ids?: string[];
 }

@@ -1,5 +1,5 @@
 import { raw, type Knex, type QueryBuilder } from '@mikro-orm/postgresql';
-import { Dataset, Resource } from '../../entities/index.ts';
+import { Dataset } from '../../entities/index.ts';
 import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
@@ -8,6 +8,7 @@ import { isUuid } from '../ids.ts';
 import { page } from '../pagination.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
+import { applyRecordFilters, datasetsWith, datasetsWithFormat } from './list-filters.ts';
 import { presentDataset } from './present.ts';
 import type { DatasetListQuery } from './list-query.ts';
 import { searchDatasets } from './search.ts';
@@ -15,7 +16,10 @@ import { searchDatasets } from './search.ts';
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
 const NOT_ON_DRAFTS = ['tags', 'groups', 'res_format', 'license_id', 'creator_user_id', 'my_org', 'include_facets'] as const;
 
-const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name' } as const;
+const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name', id: 'd.id' } as const;
+
+/** Rows per facet when the query does not say. */
+const FACET_LIMIT = 50;
 
 /**
  * GET /packages. Who sees what is decided by the policy's filter inside the query, so counts, pages and
@@ -49,18 +53,8 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   if (query.name) qb.andWhere({ name: { $ilike: likePattern(query.name) } });
   if (query.tags) qb.andWhere({ id: { $in: datasetsWith(ctx, 'tags', query.tags) } });
   if (query.groups) qb.andWhere({ id: { $in: datasetsWith(ctx, 'groups', query.groups) } });
-  if (query.res_format) {
-    const formats = query.res_format.map((f) => f.trim().toUpperCase());
-    qb.andWhere({
-      id: {
-        $in: ctx.em
-          .createQueryBuilder(Resource, 'r')
-          .select('r.dataset_id')
-          .where({ format: { $in: formats } })
-          .getKnexQuery(),
-      },
-    });
-  }
+  if (query.res_format) qb.andWhere({ id: { $in: datasetsWithFormat(ctx, query.res_format) } });
+  applyRecordFilters(ctx, qb, query);
 
   const q = query.q?.trim();
   const search = q ? await searchDatasets(ctx, actor, roles, query, q, qb) : undefined;
@@ -79,7 +73,7 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   } else {
     const paged = filtered
       .clone()
-      .orderBy({ [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
+      .orderBy(sortBy === 'id' ? { id: direction } : { [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
       .offset(query.offset)
       .limit(query.limit);
     // getCount turns the builder it is called on into a count query: count on a copy.
@@ -94,22 +88,12 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
       query,
     ),
     ...(search ? { meta: { semantic: search.semantic } } : {}),
-    ...(query.include_facets ? { facets: await facets(ctx, filtered) } : {}),
+    ...(query.include_facets ? { facets: await facets(ctx, filtered, query.facet_limit ?? FACET_LIMIT) } : {}),
   };
 }
 
-/** Ids of datasets linked to any tag or category named (or, for categories, identified) in `refs`. */
-function datasetsWith(ctx: DomainContext, relation: 'tags' | 'groups', refs: string[]) {
-  const ids = refs.filter(isUuid);
-  const match =
-    relation === 'tags'
-      ? { 'x.name': { $in: refs } }
-      : { $or: [{ 'x.name': { $in: refs } }, ...(ids.length ? [{ 'x.id': { $in: ids } }] : [])] };
-  return ctx.em.createQueryBuilder(Dataset, 'dx').select('dx.id').join(`dx.${relation}`, 'x').where(match).getKnexQuery();
-}
-
 /** Counts per organization, category, tag, format and license over the whole filtered set, not the page. */
-async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
+async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit: number) {
   const knex = ctx.em.getKnex();
   const ids = () => filtered.clone().select('d.id').getKnexQuery();
   const top = (q: Knex.QueryBuilder) =>
@@ -118,7 +102,7 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>) {
         { column: 'count', order: 'desc' },
         { column: 'name', order: 'asc' },
       ])
-      .limit(50);
+      .limit(limit);
   /** Datasets per row of `named`, reached from `from` (whose `datasetId` column names the dataset) through `link`. */
   const perNamed = (from: string, datasetId: string, named: string, link: [string, string], columns: string[]) =>
     top(

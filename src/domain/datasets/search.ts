@@ -8,6 +8,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
+import { applyRecordFilters, hasRecordFilters } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
 
 /**
@@ -63,11 +64,12 @@ async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, q
   if (query.tags) filter.tags = query.tags;
   if (query.res_format) filter.formats = query.res_format.map((f) => f.trim().toUpperCase());
   if (query.license_id) filter.licenses = query.license_id;
-  if (query.name || query.creator_user_id) {
+  if (query.name || query.creator_user_id || hasRecordFilters(query)) {
     // Rare filters with no payload field: the SQL filter names the datasets they leave.
     const qb = ctx.em.createQueryBuilder(Dataset, 'd').select('d.id').where({ state: 'active' });
     if (query.name) qb.andWhere({ name: { $ilike: likePattern(query.name) } });
     if (query.creator_user_id) qb.andWhere({ creator: query.creator_user_id });
+    applyRecordFilters(ctx, qb, query);
     filter.datasetIds = (await qb.getResultList()).map((d) => d.id);
   }
   const empty = [filter.orgIds, filter.groups, filter.datasetIds].some((list) => list !== undefined && list.length === 0);
