@@ -1,0 +1,92 @@
+import { licenseFor } from '../domain/licenses.ts';
+import { datasetIri, type CatalogSite } from './dcat-graph.ts';
+import { fileTypeOf } from './file-types.ts';
+import type { FeedDataset } from './public-datasets.ts';
+
+/** A dataset record with its resources, as GET /packages/{nameOrId} presents it. */
+export type SchemaOrgInput = Pick<
+  FeedDataset,
+  | 'id'
+  | 'name'
+  | 'title'
+  | 'notes'
+  | 'organization'
+  | 'licenseId'
+  | 'tags'
+  | 'author'
+  | 'authorEmail'
+  | 'maintainer'
+  | 'maintainerEmail'
+  | 'version'
+  | 'url'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'publishedAt'
+  | 'resources'
+>;
+
+/**
+ * schema.org `Dataset` in JSON-LD, as Google Dataset Search reads it: what GET /api/v1/packages/{nameOrId}
+ * answers to `Accept: application/ld+json`, and the block a dataset's web page embeds in
+ * `<script type="application/ld+json">` (see `schemaOrgScript`).
+ */
+export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
+  const title = dataset.title?.trim() || dataset.name;
+  const license = licenseFor(dataset.licenseId);
+  const organization = dataset.organization
+    ? { '@type': 'Organization', '@id': `${site.publicUrl}/organization/${dataset.organization.id}`, name: dataset.organization.title }
+    : undefined;
+  const creator = dataset.author
+    ? { '@type': 'Person', name: dataset.author, ...(dataset.authorEmail ? { email: dataset.authorEmail } : {}) }
+    : organization;
+  const contact = dataset.maintainer || dataset.maintainerEmail;
+  return {
+    '@context': 'https://schema.org/',
+    '@type': 'Dataset',
+    '@id': datasetIri(site, dataset.id),
+    name: title,
+    // Google asks for a description of 50 characters or more; a dataset without notes gives its title.
+    description: dataset.notes?.trim() || title,
+    url: dataset.url ?? `${site.publicUrl}/api/v1/packages/${dataset.name}`,
+    identifier: dataset.id,
+    ...(dataset.tags.length ? { keywords: dataset.tags } : {}),
+    ...(license ? { license: license.url ?? license.title } : {}),
+    ...(dataset.version ? { version: dataset.version } : {}),
+    isAccessibleForFree: true,
+    ...(creator ? { creator } : {}),
+    ...(organization ? { publisher: organization } : {}),
+    ...(contact
+      ? {
+          maintainer: {
+            '@type': 'Person',
+            ...(dataset.maintainer ? { name: dataset.maintainer } : {}),
+            ...(dataset.maintainerEmail ? { email: dataset.maintainerEmail } : {}),
+          },
+        }
+      : {}),
+    dateCreated: dataset.createdAt,
+    dateModified: dataset.updatedAt,
+    ...(dataset.publishedAt ? { datePublished: dataset.publishedAt } : {}),
+    distribution: dataset.resources
+      .filter((r) => r.url)
+      .map((r) => {
+        const type = fileTypeOf(r);
+        return {
+          '@type': 'DataDownload',
+          ...(r.name ? { name: r.name } : {}),
+          ...(r.description ? { description: r.description } : {}),
+          contentUrl: r.url!,
+          ...((type.mediaType ?? type.format) ? { encodingFormat: type.mediaType ?? type.format } : {}),
+          ...(r.size !== null ? { contentSize: `${r.size} B` } : {}),
+          ...(r.hash ? { sha256: r.hash } : {}),
+        };
+      }),
+  };
+}
+
+/**
+ * The `<script type="application/ld+json">` element for a web page: the JSON with `<` escaped, so no
+ * text in a dataset (`</script>` in its notes) can end the element early.
+ */
+export const schemaOrgScript = (site: CatalogSite, dataset: SchemaOrgInput) =>
+  `<script type="application/ld+json">${JSON.stringify(schemaOrgDataset(site, dataset)).replace(/</g, '\\u003c')}</script>`;
