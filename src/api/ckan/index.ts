@@ -1,8 +1,43 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { DomainError, badRequest } from '../../domain/errors.ts';
+import { queryCaller } from '../../domain/resources/query.ts';
 import type { Services } from '../../services.ts';
+import { ckanActions } from './actions/index.ts';
+import { sendCkanError, sendResult } from './envelope.ts';
+import { readParams } from './params.ts';
+import { CKAN_ACTION_PATHS } from './paths.ts';
 
-/** The CKAN-compatible Action API: /api/3/action/{name} and /api/action/{name}. */
+/**
+ * The CKAN-compatible Action API (read side): /api/3/action/{name} and /api/action/{name}, GET (query
+ * string) and POST (JSON body) alike, never a redirect. Each action calls the same domain functions
+ * and visibility rule as REST; answers and failures come in CKAN's envelopes (envelope.ts).
+ */
 export function ckanRouter(services: Services): Router {
-  void services;
-  return new Router();
+  const router = new Router();
+  const actions = ckanActions(services.config);
+
+  const handle = async (ctx: Context & { params: Record<string, string> }) => {
+    const name = ctx.params.name;
+    try {
+      const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
+      if (!action) throw badRequest(`Action name not known: ${name}`);
+      const params = await readParams(ctx);
+      const result = await action.run({
+        domain: ctx.state.domain,
+        actor: ctx.state.actor,
+        params,
+        caller: queryCaller(ctx.state.actor, ctx.ip),
+      });
+      sendResult(ctx, name, result);
+    } catch (err) {
+      if (err instanceof DomainError) return sendCkanError(ctx, err);
+      throw err;
+    }
+  };
+  for (const path of CKAN_ACTION_PATHS) {
+    router.get(path, handle);
+    router.post(path, handle);
+  }
+  return router;
 }

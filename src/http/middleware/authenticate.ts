@@ -5,6 +5,7 @@ import { userForToken } from '../../domain/auth/tokens.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { forbidden, invalidToken } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
+import { isCkanPath } from '../../api/ckan/paths.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -14,6 +15,8 @@ export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-alman
 /**
  * Gives each request its own EntityManager fork and resolves who is calling: a Bearer token, else the
  * session cookie, else anonymous. A bad token is a 401 at once; a stale cookie just means anonymous.
+ * On the CKAN-compatible paths the token may also come as CKAN clients send it: bare in Authorization,
+ * or in X-CKAN-API-Key (a bad one is then CKAN's 403 Authorization Error, see errors.ts).
  */
 export function authenticate(services: Services): Middleware {
   const publicOrigin = new URL(services.config.http.publicUrl).origin;
@@ -29,9 +32,10 @@ export function authenticate(services: Services): Middleware {
     ctx.state.domain = domain;
 
     let actor: Actor = anonymous;
-    const authorization = ctx.get('Authorization');
+    const ckan = isCkanPath(ctx.path);
+    const authorization = ctx.get('Authorization') || (ckan ? ctx.get('X-CKAN-API-Key') : '');
     if (authorization) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization) ?? (ckan ? /^\s*(\S+)\s*$/.exec(authorization) : null);
       const user = match ? await userForToken(domain, match[1]) : null;
       if (!user) throw invalidToken();
       actor = { userId: user.id, sysadmin: user.sysadmin };

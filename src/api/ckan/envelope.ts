@@ -1,0 +1,72 @@
+import type { Context } from 'koa';
+import type { DomainError } from '../../domain/errors.ts';
+import { ckanActionName } from './paths.ts';
+
+/**
+ * CKAN's response envelopes (ckan/views/api.py): `{help, success: true, result}`, and on failure
+ * `{help, success: false, error: {__type, message}}` with CKAN's status per type. Almanac's domain errors
+ * are mapped here, by code, so a rule fails the same way on every entry point.
+ */
+
+/** Where CKAN points a client for an action's documentation: on the host the request came to, as CKAN's url_for does. */
+export const helpUrl = (ctx: Context, action: string) =>
+  `${ctx.protocol}://${ctx.host}/api/3/action/help_show?name=${encodeURIComponent(action)}`;
+
+/** Writes a body as `application/json` exactly (Koa would add a charset to an object body). */
+export function sendJson(ctx: Context, status: number, body: unknown) {
+  ctx.status = status;
+  ctx.set('Content-Type', 'application/json');
+  ctx.body = JSON.stringify(body);
+}
+
+export function sendResult(ctx: Context, action: string, result: unknown) {
+  sendJson(ctx, 200, { help: helpUrl(ctx, action), success: true, result });
+}
+
+type CkanErrorBody = { __type: string; message?: string } & Record<string, unknown>;
+
+/** A validation error's fields as CKAN's `{field: [message, ...]}`. */
+function fieldMessages(err: DomainError): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const e of err.errors ?? []) (fields[e.path || 'message'] ??= []).push(e.message);
+  return fields;
+}
+
+/** CKAN's error type, status and body for an Almanac domain error. */
+export function ckanError(err: DomainError): { status: number; error: CkanErrorBody } {
+  switch (err.code) {
+    case 'not_found':
+    case 'no_preview':
+    case 'not_queryable':
+      return { status: 404, error: { __type: 'Not Found Error', message: `Not found: ${err.message}` } };
+    case 'unauthenticated':
+    case 'invalid_token':
+    case 'invalid_credentials':
+    case 'forbidden':
+      return { status: 403, error: { __type: 'Authorization Error', message: `Access denied: ${err.message}` } };
+    case 'invalid_parameters':
+    case 'validation_failed':
+    case 'query_invalid':
+    case 'query_not_select':
+    case 'query_too_long':
+      return { status: 409, error: { ...fieldMessages(err), __type: 'Validation Error', message: err.message } };
+    case 'unsupported_filter':
+      return { status: 400, error: { __type: 'Search Query Error', message: `Search Query is invalid: ${err.message}` } };
+    case 'bad_request':
+    case 'malformed_json':
+    case 'malformed_body':
+    case 'method_not_allowed':
+    case 'unsupported_media_type':
+      return { status: 400, error: { __type: 'Bad Request', message: `Bad request - ${err.message}` } };
+    default:
+      return { status: err.status, error: { __type: err.status >= 500 ? 'Internal Server Error' : err.title, message: err.message } };
+  }
+}
+
+/** Writes a domain error in CKAN's error envelope, with its headers (Retry-After, ...). */
+export function sendCkanError(ctx: Context, err: DomainError, headers: Record<string, string> = {}) {
+  const { status, error } = ckanError(err);
+  for (const [k, v] of Object.entries({ ...err.headers, ...headers })) ctx.set(k, v);
+  const action = ckanActionName(ctx.path) ?? 'help_show';
+  sendJson(ctx, status, { help: helpUrl(ctx, action), success: false, error });
+}

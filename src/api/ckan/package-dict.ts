@@ -1,0 +1,158 @@
+import type { Group, Resource, Tag } from '../../entities/index.ts';
+import type { CatalogDataset } from '../../domain/catalog/datasets.ts';
+import { hasTypedPreview } from '../../domain/catalog/resources.ts';
+import { licenseFor, LICENSES, type License } from '../../domain/licenses.ts';
+
+/**
+ * Almanac's records as CKAN emits them (ckan/lib/dictization/model_dictize.py): every key present,
+ * null where empty, timestamps in CKAN's naive-UTC microsecond form, which harvesters compare as text.
+ */
+
+/** `2024-05-01T10:00:00.123456`: UTC, no zone suffix, six fraction digits. */
+export const ckanTimestamp = (d: Date | null | undefined) => (d ? `${d.toISOString().slice(0, 23)}000` : null);
+
+/** What a group dict is made from: an organization or category entity, or its REST record. */
+export interface GroupFacts {
+  id: string;
+  name: string;
+  title: string;
+  description?: string | null;
+  imageUrl?: string | null;
+  state: string;
+  createdAt: Date | string;
+}
+
+/** The fields an organization dict and a category dict share. */
+function groupBase(g: GroupFacts, kind: 'organization' | 'category') {
+  const organization = kind === 'organization';
+  return {
+    id: g.id,
+    name: g.name,
+    title: g.title,
+    display_name: g.title || g.name,
+    description: g.description ?? '',
+    image_url: g.imageUrl ?? '',
+    image_display_url: g.imageUrl ?? '',
+    created: ckanTimestamp(new Date(g.createdAt)),
+    type: organization ? 'organization' : 'group',
+    is_organization: organization,
+    approval_status: 'approved',
+    state: g.state,
+  };
+}
+
+/** An organization or category as the `all_fields` lists and group_show/organization_show give it. */
+export const groupDict = (g: GroupFacts & { packageCount: number }, kind: 'organization' | 'category') => ({
+  ...groupBase(g, kind),
+  package_count: g.packageCount,
+});
+
+/** The `organization` inside a package dict. */
+const packageOrganization = (g: Group) => {
+  const { id, name, title, type, description, image_url, created, is_organization, approval_status, state } = groupBase(g, 'organization');
+  return { id, name, title, type, description, image_url, created, is_organization, approval_status, state };
+};
+
+export const tagDict = (t: Pick<Tag, 'id' | 'name'>) => ({
+  id: t.id,
+  name: t.name,
+  display_name: t.name,
+  state: 'active',
+  vocabulary_id: null,
+});
+
+export function resourceDict(r: Resource) {
+  const upload = r.urlType === 'upload';
+  return {
+    id: r.id,
+    package_id: (r.dataset as { id: string }).id,
+    url: r.url ?? '',
+    name: r.name ?? null,
+    description: r.description ?? null,
+    format: r.format ?? '',
+    mimetype: r.mimetype ?? null,
+    mimetype_inner: null,
+    size: r.size ?? null,
+    hash: r.hash ?? '',
+    position: r.position,
+    resource_type: null,
+    url_type: upload ? 'upload' : null,
+    cache_url: null,
+    cache_last_updated: null,
+    created: ckanTimestamp(r.createdAt),
+    // When the data last changed: an upload's bytes; a link's target is not watched.
+    last_modified: upload && r.hash ? ckanTimestamp(r.updatedAt) : null,
+    metadata_modified: ckanTimestamp(r.updatedAt),
+    state: 'active',
+    datastore_active: hasTypedPreview(r),
+  };
+}
+
+export function packageDict({ dataset: d, organization, resources }: CatalogDataset) {
+  const license = licenseFor(d.licenseId);
+  const tags = (d.tags.getItems() as Tag[]).map(tagDict).sort((a, b) => a.name.localeCompare(b.name));
+  const groups = (d.groups.getItems() as Group[])
+    .map((g) => ({
+      id: g.id,
+      name: g.name,
+      title: g.title,
+      display_name: g.title || g.name,
+      description: g.description ?? '',
+      image_display_url: g.imageUrl ?? '',
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    id: d.id,
+    name: d.name,
+    title: d.title ?? null,
+    notes: d.notes ?? null,
+    url: d.url ?? null,
+    version: d.version ?? null,
+    author: d.author ?? null,
+    author_email: d.authorEmail ?? null,
+    maintainer: d.maintainer ?? null,
+    maintainer_email: d.maintainerEmail ?? null,
+    license_id: d.licenseId ?? null,
+    license_title: license?.title ?? null,
+    license_url: license?.url ?? null,
+    isopen: license?.open ?? false,
+    type: 'dataset',
+    state: d.state,
+    private: d.private,
+    owner_org: organization?.id ?? null,
+    organization: organization ? packageOrganization(organization) : null,
+    creator_user_id: (d.creator as { id: string } | null | undefined)?.id ?? null,
+    metadata_created: ckanTimestamp(d.createdAt),
+    metadata_modified: ckanTimestamp(d.updatedAt),
+    num_resources: resources.length,
+    num_tags: tags.length,
+    tags,
+    groups,
+    extras: [] as Array<{ key: string; value: string }>,
+    relationships_as_object: [],
+    relationships_as_subject: [],
+    resources: resources.map(resourceDict),
+  };
+}
+
+/** license_list's rows (ckan/model/license.py's license_dictize). */
+export const licenseDict = (l: License) => ({
+  id: l.id,
+  title: l.title,
+  url: l.url ?? '',
+  status: 'active',
+  maintainer: '',
+  family: '',
+  is_generic: l.url === null && l.id.startsWith('other-'),
+  is_okd_compliant: l.open,
+  is_osi_compliant: false,
+  od_conformance: l.open ? 'approved' : 'not reviewed',
+  osd_conformance: 'not reviewed',
+  domain_content: false,
+  domain_data: false,
+  domain_software: false,
+});
+
+export const licenseList = () => LICENSES.map(licenseDict);
+
+export type PackageDict = ReturnType<typeof packageDict>;
