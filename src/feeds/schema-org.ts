@@ -1,7 +1,7 @@
 import { licenseFor } from '../domain/licenses.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
 import { fileTypeOf } from './file-types.ts';
-import type { FeedDataset } from './public-datasets.ts';
+import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
 /** A dataset record with its resources, as GET /packages/{nameOrId} presents it. */
 export type SchemaOrgInput = Pick<
@@ -22,8 +22,7 @@ export type SchemaOrgInput = Pick<
   | 'createdAt'
   | 'updatedAt'
   | 'publishedAt'
-  | 'resources'
->;
+> & { resources: Array<Pick<ResourceRecord, 'name' | 'description' | 'url' | 'format' | 'mimetype' | 'size' | 'hash'>> };
 
 /**
  * schema.org `Dataset` in JSON-LD, as Google Dataset Search reads it: what GET /api/v1/packages/{nameOrId}

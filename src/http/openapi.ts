@@ -113,7 +113,13 @@ export function buildOpenApi(routes: Route[], publicUrl: string) {
     const path = `/api/v1${r.path}`;
     const success = {
       ...(r.response
-        ? { description: 'Success', content: { 'application/json': { schema: r.response } } }
+        ? {
+            description: 'Success',
+            content: {
+              'application/json': { schema: r.response },
+              ...Object.fromEntries(Object.entries(r.alternates ?? {}).map(([mediaType, { schema }]) => [mediaType, { schema }])),
+            },
+          }
         : { description: r.status === 202 ? 'Accepted' : 'No content' }),
       ...(r.links ? { links: responseLinks(r, known) } : {}),
     };

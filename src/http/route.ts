@@ -83,7 +83,18 @@ export interface Route<
   links?: Record<string, Record<string, string>>;
   /** Why this route's action needs no authorization rule (the self-check audit asks every other one). */
   noPolicy?: string;
+  /**
+   * Other representations of the success, which a client chooses with Accept (JSON stays the default):
+   * media type → its schema (documented beside `response`, checked under self-check like it) and how the
+   * handler's JSON value becomes it. `{ 'application/ld+json': { schema, render: (record) => ... } }`.
+   */
+  alternates?: Record<string, Alternate<R, P, Q, B>>;
   handle(input: RouteInput<P, Q, B>): Promise<Reply<R>>;
+}
+
+export interface Alternate<R, P = any, Q = any, B = any> {
+  schema: ZodType;
+  render(result: Reply<R>, input: RouteInput<P, Q, B>): unknown;
 }
 
 export const defineRoute = <
@@ -157,6 +168,9 @@ export function mountRoutes(router: Router, routes: Route[], opts: { selfCheck?:
       const serve = () => handleRoute(route, ctx);
       const result = opts.selfCheck ? await audited(route, serve) : await serve();
       if (opts.selfCheck && !route.streamedResponse && result !== undefined) checkResponse(route, result);
+      const alternate = result === undefined ? undefined : chosenAlternate(route, ctx);
+      const body = alternate ? alternate.render(result, routeInput(route, ctx)) : result;
+      if (opts.selfCheck && alternate) checkResponse(route, body, alternate.schema);
       // Which routes passed the self-checks: the test runner fails a full run that left one out.
       if (opts.selfCheckReport) fs.appendFileSync(opts.selfCheckReport, `${routeKey(route)}\n`);
       if (route.streamedResponse) return;
@@ -165,7 +179,8 @@ export function mountRoutes(router: Router, routes: Route[], opts: { selfCheck?:
         return;
       }
       ctx.status = ctx.state.status ?? route.status ?? 200;
-      ctx.body = result;
+      ctx.body = body;
+      if (alternate) ctx.type = alternate.mediaType;
     });
   }
 }
@@ -188,6 +203,27 @@ async function handleRoute(route: Route, ctx: Context) {
   return route.handle({ params, query, body, actor: ctx.state.actor, domain: ctx.state.domain, ctx });
 }
 
+/** The alternate representation the Accept header prefers over JSON, if any; such routes vary on Accept. */
+function chosenAlternate(route: Route, ctx: Context) {
+  if (!route.alternates) return undefined;
+  ctx.vary('Accept');
+  const chosen = ctx.accepts('application/json', ...Object.keys(route.alternates));
+  const alternate = typeof chosen === 'string' ? route.alternates[chosen] : undefined;
+  return alternate ? { ...alternate, mediaType: chosen as string } : undefined;
+}
+
+/** What `render` of an alternate is given: the request as the handler saw it (parsed again: it cannot fail now). */
+function routeInput(route: Route, ctx: Context): RouteInput<any, any, any> {
+  return {
+    params: route.params ? route.params.parse(ctx.params) : undefined,
+    query: route.query ? route.query.parse(normaliseQuery(ctx.query)) : undefined,
+    body: undefined,
+    actor: ctx.state.actor,
+    domain: ctx.state.domain,
+    ctx,
+  };
+}
+
 export class ResponseMismatch extends Error {}
 
 /** `GET /packages/{nameOrId}`: how the self-check report names a route. */
@@ -206,11 +242,11 @@ async function audited(route: Route, serve: () => Promise<unknown>) {
 }
 
 /** The response as JSON, checked against the schema, and nothing more than the schema declares. */
-function checkResponse(route: Route, result: unknown) {
+function checkResponse(route: Route, result: unknown, schema = route.response) {
   const where = routeKey(route);
-  if (!route.response) throw new ResponseMismatch(`${where} declares no response body but its handler returned one`);
+  if (!schema) throw new ResponseMismatch(`${where} declares no response body but its handler returned one`);
   const sent = JSON.parse(JSON.stringify(result));
-  const parsed = route.response.safeParse(sent);
+  const parsed = schema.safeParse(sent);
   if (!parsed.success) throw new ResponseMismatch(`${where}: the response does not match its schema: ${z.prettifyError(parsed.error)}`);
   if (canonical(parsed.data) !== canonical(sent)) {
     throw new ResponseMismatch(`${where}: the response carries fields its schema does not declare: ${canonical(sent)}`);

@@ -27,9 +27,9 @@ export interface FeedFixtures {
   public: {
     /** Two link resources, cc-by-4.0, tags, author and maintainer with emails, version, landing page. */
     rich: FeedDatasetRef;
-    /** A processed CSV upload (queryable, with its column schema) and a link. */
+    /** A processed CSV upload (queryable, with its column schema) and a link; version 1.0.0. */
     table: FeedDatasetRef & { uploadId: string; linkId: string };
-    /** No notes, no tags, no resources, a license without a document URL. */
+    /** No notes, no tags, no resources, no version, a license without a document URL. */
     bare: FeedDatasetRef;
     /** The only public dataset with "glacier" in it, created last. */
     glacier: FeedDatasetRef & { updatedAt: string };
@@ -86,6 +86,7 @@ export async function loadFeedFixtures(app: TestApp, prefix: string): Promise<Fe
     notes: 'A queryable table of station readings.',
     tags: ['air', 'table'],
     licenseId: 'odc-odbl',
+    version: '1.0.0',
     resources: [
       { urlType: 'upload', name: 'readings.csv', format: 'CSV' },
       { urlType: 'link', url: 'https://example.org/station/about.html', name: 'About the stations', format: 'HTML' },

@@ -183,26 +183,6 @@ test('a signed-in sysadmin gets the same public catalog: private datasets are ne
   t.deepEqual(parsed.datasets, publicIris);
 });
 
-test('/catalog negotiates Turtle, JSON-LD and RDF/XML from Accept, Turtle by default, and says it varies on Accept', async (t) => {
-  const cases: Array<[string | undefined, string]> = [
-    [undefined, 'text/turtle'],
-    ['*/*', 'text/turtle'],
-    ['text/turtle', 'text/turtle'],
-    ['application/ld+json', 'application/ld+json'],
-    ['application/rdf+xml', 'application/rdf+xml'],
-    ['text/html;q=0.9, application/rdf+xml;q=0.5, application/ld+json;q=0.8', 'application/ld+json'],
-    ['text/html', 'text/turtle'],
-  ];
-  for (const [accept, expected] of cases) {
-    const reply = await get('/catalog', accept ? { Accept: accept } : {});
-    t.is(reply.status, 200, reply.text);
-    t.true(reply.headers.get('content-type')!.startsWith(expected), `Accept ${accept} → ${reply.headers.get('content-type')}`);
-    t.regex(reply.headers.get('vary') ?? '', /Accept/);
-  }
-  const parsed = await rdflibParse('rdf', (await get('/catalog?page_size=2', { Accept: 'application/rdf+xml' })).text);
-  t.deepEqual(parsed.first, [`${app.url}/catalog?page_size=2&page=1`]);
-});
-
 test('paging parameters out of range are a 400 problem naming the parameter', async (t) => {
   for (const query of ['page=0', 'page_size=0', 'page_size=501', 'page=x', 'modified_since=yesterday']) {
     const reply = await get(`/catalog.ttl?${query}`);

@@ -13,7 +13,17 @@ import { addResource, listResources, reorderResources } from '../../../domain/re
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, nameOrIdParams } from '../../../http/schemas.ts';
 import { listDatasets } from '../../../domain/datasets/list.ts';
-import { CreateDatasetBody, DatasetFields, DatasetList, DatasetRecord, ListQuery, ResourceBody, ResourceRecord } from './schema.ts';
+import { schemaOrgDataset } from '../../../feeds/schema-org.ts';
+import {
+  CreateDatasetBody,
+  DatasetFields,
+  DatasetList,
+  DatasetRecord,
+  ListQuery,
+  ResourceBody,
+  ResourceRecord,
+  SchemaOrgDataset,
+} from './schema.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 
@@ -73,10 +83,21 @@ export const packageRoutes = [
     path: '/packages/{nameOrId}',
     tag: 'packages',
     access: 'public',
-    summary: 'Dataset detail with its resources; `?state=draft` needs auth (401) and finds a draft the caller may see',
+    summary:
+      'Dataset detail with its resources; `?state=draft` needs auth (401) and finds a draft the caller may see. `Accept: application/ld+json` answers the same dataset as a schema.org Dataset',
     params: nameOrIdParams,
     query: z.object({ state: z.enum(['draft']).optional() }),
     response: DatasetRecord,
+    alternates: {
+      'application/ld+json': {
+        schema: SchemaOrgDataset,
+        render: (record, { domain }) =>
+          schemaOrgDataset(
+            { publicUrl: domain.config.http.publicUrl, siteName: domain.config.site.name },
+            { ...record, resources: record.resources ?? [] },
+          ),
+      },
+    },
     handle: ({ domain, actor, params, query }) => getDataset(domain, actor, params.nameOrId, { draft: query.state === 'draft' }),
   }),
   defineRoute({

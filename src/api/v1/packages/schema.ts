@@ -177,3 +177,40 @@ export const DatasetList = listOf(DatasetRecord.extend({ match: Match.optional()
     .optional()
     .describe('With include_facets: counts over the whole filtered set'),
 });
+
+const SchemaOrgOrganization = z.object({ '@type': z.literal('Organization'), '@id': z.url(), name: z.string() });
+const SchemaOrgPerson = z.object({ '@type': z.literal('Person'), name: z.string().optional(), email: z.string().optional() });
+
+/** GET /packages/{nameOrId} with `Accept: application/ld+json` (src/feeds/schema-org.ts). */
+export const SchemaOrgDataset = z
+  .object({
+    '@context': z.literal('https://schema.org/'),
+    '@type': z.literal('Dataset'),
+    '@id': z.url().describe('The dataset’s IRI in the DCAT feeds'),
+    name: z.string(),
+    description: z.string(),
+    url: z.string(),
+    identifier: z.uuid(),
+    keywords: z.array(z.string()).optional(),
+    license: z.string().optional().describe('The license document’s URL, else its title'),
+    version: z.string().optional(),
+    isAccessibleForFree: z.boolean(),
+    creator: z.union([SchemaOrgPerson, SchemaOrgOrganization]).optional(),
+    publisher: SchemaOrgOrganization.optional(),
+    maintainer: SchemaOrgPerson.optional(),
+    dateCreated: z.iso.datetime(),
+    dateModified: z.iso.datetime(),
+    datePublished: z.iso.datetime().optional(),
+    distribution: z.array(
+      z.object({
+        '@type': z.literal('DataDownload'),
+        name: z.string().optional(),
+        description: z.string().optional(),
+        contentUrl: z.string(),
+        encodingFormat: z.string().optional(),
+        contentSize: z.string().optional(),
+        sha256: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'SchemaOrgDataset', description: 'schema.org Dataset in JSON-LD, as Google Dataset Search reads it' });
