@@ -254,7 +254,7 @@ test('include_private brings a private dataset to a sysadmin, never without the 
 });
 
 test('what cannot be honoured is a 400 Search Query Error, never ignored', async (t) => {
-  for (const params of [
+  const refused: Array<Record<string, string>> = [
     { q: 'maintainer:ann' },
     { fq: 'title:water' },
     { fq: 'tags:wat*' },
@@ -268,7 +268,8 @@ test('what cannot be honoured is a 400 Search Query Error, never ignored', async
     { sort: 'title_string asc' },
     { sort: 'metadata_modified desc, name asc' },
     { 'facet.field': '["maintainer"]' },
-  ]) {
+  ];
+  for (const params of refused) {
     isSearchQueryError(t, await search(params));
   }
 });
