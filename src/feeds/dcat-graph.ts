@@ -41,17 +41,23 @@ function httpIri(url: string | null | undefined): NamedNode | null {
 const mailto = (email: string) => namedNode(new URL(`mailto:${email}`).href);
 const dateTime = (iso: string) => literal(iso, xsd('dateTime'));
 
-/** Triples in the order added, each once (the same organization or license serves many datasets). */
+/** Triples each once (the same organization or license serves many datasets), grouped by subject in the order met. */
 class Graph {
-  readonly quads: Quad[] = [];
+  private readonly bySubject = new Map<string, Quad[]>();
   private readonly seen = new Set<string>();
 
+  get quads(): Quad[] {
+    return [...this.bySubject.values()].flat();
+  }
+
   add(subject: Subject, predicate: NamedNode, object: Quad['object']) {
-    const q = quad(subject, predicate, object);
     const key = `${subject.termType}${subject.value} ${predicate.value} ${object.termType}${object.id}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    this.quads.push(q);
+    const subjectKey = `${subject.termType}${subject.value}`;
+    const quads = this.bySubject.get(subjectKey) ?? [];
+    quads.push(quad(subject, predicate, object));
+    this.bySubject.set(subjectKey, quads);
   }
 
   text(subject: Subject, predicate: NamedNode, value: string | null | undefined) {
