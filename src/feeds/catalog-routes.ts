@@ -90,11 +90,21 @@ export function catalogRoutes(services: Services): Router {
     router.get(`/catalog.${format}`, (ctx) => serveCatalog(ctx, format, `/catalog.${format}`));
   }
 
+  // `/dataset/{nameOrId}.ttl` and the others; the dataset's IRI itself, `/dataset/{id}`, answers RDF to a
+  // client that asks for RDF (Linked Data), and leaves every other request to the routes after this one.
   router.get('/dataset/:file', async (ctx, next) => {
-    const dot = ctx.params.file!.lastIndexOf('.');
-    const format = ctx.params.file!.slice(dot + 1);
-    if (dot <= 0 || !isRdfFormat(format)) return next();
-    const dataset = await publicDataset(domainOf(ctx), ctx.params.file!.slice(0, dot));
+    const file = ctx.params.file!;
+    const dot = file.lastIndexOf('.');
+    const extension = dot > 0 ? file.slice(dot + 1) : '';
+    let format: RdfFormat | undefined;
+    if (isRdfFormat(extension)) format = extension;
+    else if (dot < 0) {
+      ctx.vary('Accept');
+      const preferred = ctx.accepts('text/html', ...Object.values(RDF_FORMATS));
+      format = (Object.keys(RDF_FORMATS) as RdfFormat[]).find((f) => RDF_FORMATS[f] === preferred);
+    }
+    if (!format) return next();
+    const dataset = await publicDataset(domainOf(ctx), format === extension ? file.slice(0, dot) : file);
     ctx.type = CONTENT_TYPES[format];
     ctx.body = await serializeRdf(datasetGraph(site, dataset), format);
   });

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { datasetIri, loadFeedFixtures, type FeedFixtures } from '../helpers/feed-fixtures.ts';
+import { schemaOrgScript } from '../../src/feeds/schema-org.ts';
 import { isProblem } from '../helpers/problem.ts';
 
 /**
@@ -241,4 +242,36 @@ test('every per-dataset feed is a 404 problem for a draft, a private, a deleted 
     }
   }
   isProblem(t, await app.api.get(`/dataset/${fx.public.rich.name}.xml`), 404, 'not_found');
+});
+
+test('a dataset’s IRI answers its DCAT-AP document to a client asking for RDF, and is left alone otherwise', async (t) => {
+  const iri = new URL(datasetIri(app, fx.public.rich.id)).pathname;
+  for (const [type, expected] of [
+    ['text/turtle', 'text/turtle'],
+    ['application/ld+json', 'application/ld+json'],
+    ['application/rdf+xml', 'application/rdf+xml'],
+    ['text/html;q=0.5, text/turtle', 'text/turtle'],
+  ] as const) {
+    const reply = await app.api.get(iri, accept(type));
+    t.is(reply.status, 200, reply.text);
+    t.true(reply.headers.get('content-type')!.startsWith(expected));
+    t.true(reply.text.includes(fx.public.rich.id));
+  }
+  // No web page is served here yet: a browser or a client without a preference finds nothing.
+  const others: Array<Record<string, string>> = [{}, { Accept: 'text/html' }, { Accept: '*/*' }, { Accept: 'application/json' }];
+  for (const headers of others) {
+    isProblem(t, await app.api.get(iri, { headers }), 404, 'not_found');
+  }
+  isProblem(t, await app.api.get(`/dataset/${fx.private.id}`, accept('text/turtle')), 404, 'not_found');
+});
+
+test('schemaOrgScript gives a web page the same JSON-LD, with no way for dataset text to close the script element', async (t) => {
+  const record = (await app.api.get(`${PACKAGES}/${fx.public.rich.name}`)).body;
+  t.true(record.notes.includes('</script>'), 'the fixture carries the attack');
+  const html = schemaOrgScript({ publicUrl: app.url, siteName: 'Almanac' }, record);
+  const inner = html.replace(/^<script type="application\/ld\+json">/, '').replace(/<\/script>$/, '');
+  t.false(inner.includes('</script'), html);
+  t.false(inner.includes('<'));
+  const served = (await app.api.get(`${PACKAGES}/${fx.public.rich.name}`, accept('application/ld+json'))).body;
+  t.deepEqual(JSON.parse(inner), served);
 });
