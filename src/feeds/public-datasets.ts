@@ -1,16 +1,15 @@
 import { anonymous } from '../domain/actor.ts';
+import { searchCatalog, showCatalogDataset, type CatalogDataset } from '../domain/catalog/datasets.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { getDataset } from '../domain/datasets/lifecycle.ts';
-import { listDatasets } from '../domain/datasets/list.ts';
-import type { presentDataset } from '../domain/datasets/present.ts';
+import { presentDataset } from '../domain/datasets/present.ts';
 import { notFound } from '../domain/errors.ts';
 import { presentResource } from '../domain/resources/present.ts';
-import { Resource } from '../entities/index.ts';
 
 /**
  * What the feeds publish: the catalog as an anonymous caller sees it, through the one visibility rule
- * (listDatasets, getDataset). Feeds are public documents that harvesters cache and republish, so a
- * private dataset never appears in them, whoever asks; drafts and deleted datasets neither.
+ * (src/domain/catalog's active-only reads, over listDatasets and loadVisibleDataset). Feeds are public
+ * documents that harvesters cache and republish, so a private dataset never appears in them, whoever
+ * asks; drafts and deleted datasets neither.
  */
 export type ResourceRecord = ReturnType<typeof presentResource>;
 export type FeedDataset = Omit<ReturnType<typeof presentDataset>, 'resources'> & { resources: ResourceRecord[] };
@@ -22,31 +21,28 @@ export interface FeedPageQuery {
   modifiedSince?: Date;
 }
 
+const present = ({ dataset, resources }: CatalogDataset): FeedDataset => ({
+  ...presentDataset(dataset),
+  resources: resources.map(presentResource),
+});
+
 /** One page of the public catalog with each dataset's resources; oldest first without `q`, so pages stay put. */
 export async function publicDatasetPage(domain: DomainContext, query: FeedPageQuery) {
-  const listed = await listDatasets(domain, anonymous, {
+  const found = await searchCatalog(domain, anonymous, {
     offset: query.offset,
     limit: query.limit,
     ...(query.q ? { q: query.q } : { sort_by: 'created', sort_order: 'asc' }),
     ...(query.modifiedSince ? { modified_since: query.modifiedSince } : {}),
   });
-  const ids = listed.results.map((d) => d.id);
-  // The datasets are those the rule let through; their resources come with them, in one query.
-  const resources = ids.length ? await domain.em.find(Resource, { dataset: { $in: ids } }, { orderBy: { position: 'asc' } }) : [];
-  const byDataset = new Map<string, ResourceRecord[]>();
-  for (const r of resources.map(presentResource)) byDataset.set(r.packageId, [...(byDataset.get(r.packageId) ?? []), r]);
-  const datasets: FeedDataset[] = listed.results.map(({ match: _match, ...d }: (typeof listed.results)[number] & { match?: unknown }) => ({
-    ...d,
-    resources: byDataset.get(d.id) ?? [],
-  }));
-  return { total: listed.count, datasets };
+  return { total: found.count, datasets: found.datasets.map(present) };
 }
 
 /** One public dataset with its resources; a draft, a deleted, a private or an unknown one is 404. */
 export async function publicDataset(domain: DomainContext, nameOrId: string): Promise<FeedDataset> {
-  const record = await getDataset(domain, anonymous, nameOrId, { draft: false });
-  if (record.state !== 'active' || record.private) throw notFound('Dataset');
-  return { ...record, resources: record.resources ?? [] };
+  const record = await showCatalogDataset(domain, anonymous, nameOrId);
+  // Anonymous callers never see a private dataset; a feed is public whoever fetches it, so say it here too.
+  if (record.dataset.private) throw notFound('Dataset');
+  return present(record);
 }
 
 /** Every public dataset, a page at a time (the listing's largest page), for feeds that are one document. */
