@@ -11,6 +11,7 @@ import {
   type ParsedRdf,
 } from '../helpers/feed-fixtures.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { SHARED_DATA } from '../helpers/shared-data.ts';
 
 /**
  * Issue 17 §2: the DCAT-AP 3 feeds of a loaded instance, read by rdflib and checked with pySHACL against
@@ -18,7 +19,7 @@ import { isProblem } from '../helpers/problem.ts';
  * one here wrote decide whether what we serve is RDF and DCAT-AP.
  */
 
-const SHAPES = path.resolve(import.meta.dirname, '../../../shared/data/dcat-ap/dcat-ap-3.0.0-SHACL.ttl');
+const SHAPES = path.join(SHARED_DATA, 'dcat-ap/dcat-ap-3.0.0-SHACL.ttl');
 const FORMATS = ['ttl', 'jsonld', 'rdf'] as const;
 const MEDIA_TYPES = { ttl: 'text/turtle', jsonld: 'application/ld+json', rdf: 'application/rdf+xml' } as const;
 

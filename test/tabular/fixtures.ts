@@ -2,20 +2,13 @@
  * What the tabular tests share: where the fixture files live, a scratch directory per test, and an
  * unconfined DuckDB to read previews back and to ask what DuckDB infers from a file on its own.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { ExecutionContext } from 'ava';
+import { SHARED_DATA } from '../helpers/shared-data.ts';
 
-/**
- * The shared test data (SOURCES.md there says where each file comes from): ALMANAC_SHARED_DATA, else
- * `shared/data` beside this checkout, else where the workplace keeps it for a clone made elsewhere.
- */
-const SHARED_DATA =
-  process.env.ALMANAC_SHARED_DATA ??
-  [join(import.meta.dirname, '../../../shared/data'), '/work/shared/data'].find((dir) => existsSync(dir))!;
 export const CSV_EDGE = join(SHARED_DATA, 'csv-edge');
 export const REAL_CSV = join(SHARED_DATA, 'real-csv');
 
