@@ -31,11 +31,19 @@ export const distributionIri = (site: CatalogSite, datasetId: string, resourceId
 const PUBLIC_ACCESS = 'http://publications.europa.eu/resource/authority/access-right/PUBLIC';
 const SHA256 = 'http://spdx.org/rdf/terms#checksumAlgorithm_sha256';
 
-/** An http(s) URL as an IRI, normalised (`new URL` percent-encodes what an IRI may not hold), else null. */
+/** What Turtle's IRIREF and RDF/XML parsers refuse in an IRI, and WHATWG URL serialization leaves raw in a query. */
+const NOT_IN_IRIREF = /[{}|\\^`]/g;
+
+/**
+ * An http(s) URL as an IRI, else null: normalised by `new URL` (which percent-encodes spaces, quotes and
+ * angle brackets), then the few characters it leaves raw in a query percent-encoded too, so that strict
+ * parsers (Jena-based harvesters) accept the document.
+ */
 function httpIri(url: string | null | undefined): NamedNode | null {
   if (!url || !URL.canParse(url)) return null;
   const parsed = new URL(url);
-  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? namedNode(parsed.href) : null;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  return namedNode(parsed.href.replace(NOT_IN_IRIREF, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
 const mailto = (email: string) => namedNode(new URL(`mailto:${email}`).href);

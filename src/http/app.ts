@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { ckanErrorSender, ckanSiteUrl } from '../api/ckan/envelope.ts';
 import { ckanRouter } from '../api/ckan/index.ts';
+import { isCkanPath } from '../api/ckan/paths.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { checkHealth } from '../domain/health.ts';
 import { feedsRouter } from '../feeds/index.ts';
@@ -9,7 +11,7 @@ import type { Services } from '../services.ts';
 import { docsRouter } from './docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
 import { authenticate } from './middleware/authenticate.ts';
-import { problemErrors } from './middleware/errors.ts';
+import { errorAnswers, problemErrors } from './middleware/errors.ts';
 import { limitJsonDepth } from './middleware/json-depth.ts';
 import { requestDeadlines } from './middleware/request-deadlines.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -46,7 +48,9 @@ export function createHttpApp(services: Services) {
       uploads: streamed,
     }),
   );
-  app.use(problemErrors);
+  // The CKAN-compatible API answers its failures in CKAN's envelope; everything else is problem+json.
+  const ckanErrors = errorAnswers(ckanErrorSender(ckanSiteUrl(services.config)));
+  app.use((ctx, next) => (isCkanPath(ctx.path) ? ckanErrors : problemErrors)(ctx, next));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-store');
@@ -63,7 +67,7 @@ export function createHttpApp(services: Services) {
   });
   app.use((ctx, next) => (streamed.some((re) => re.test(ctx.path)) ? next() : parseJson(ctx, next)));
   app.use(limitJsonDepth);
-  app.use(authenticate(services));
+  app.use(authenticate(services, isCkanPath));
   app.use(mcpEndpoint());
   app.use(v1.routes());
   app.use(v1.allowedMethods());

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { datasetIri, loadFeedFixtures, type FeedFixtures } from '../helpers/feed-fixtures.ts';
+import { datasetIri, loadFeedFixtures, READINGS_API, type FeedFixtures } from '../helpers/feed-fixtures.ts';
 import { schemaOrgScript } from '../../src/feeds/schema-org.ts';
 import { isProblem } from '../helpers/problem.ts';
 
@@ -68,7 +68,7 @@ test('a data.json dataset carries the fields DCAT-US requires of a public datase
         mediaType: 'application/json',
         format: 'JSON',
       },
-      { '@type': 'dcat:Distribution', title: 'Readings API', accessURL: 'https://example.org/air/api', format: 'CUSTOM API' },
+      { '@type': 'dcat:Distribution', title: 'Readings API', accessURL: READINGS_API, format: 'CUSTOM API' },
     ],
   });
   t.regex(rich.modified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
@@ -274,4 +274,14 @@ test('schemaOrgScript gives a web page the same JSON-LD, with no way for dataset
   t.false(inner.includes('<'));
   const served = (await app.api.get(`${PACKAGES}/${fx.public.rich.name}`, accept('application/ld+json'))).body;
   t.deepEqual(JSON.parse(inner), served);
+});
+
+test('a link whose query holds { } | ^ is written as a valid IRI in every RDF form: those characters percent-encoded', async (t) => {
+  const encoded = 'https://example.org/air/api?filter=%7B%22station%22:1%7D%7Clatest%5E2';
+  for (const format of ['ttl', 'rdf', 'jsonld']) {
+    const reply = await app.api.get(`/dataset/${fx.public.rich.name}.${format}`);
+    t.is(reply.status, 200, reply.text);
+    t.true(reply.text.includes(encoded), `${format}: the link is not encoded as an IRI`);
+    t.false(reply.text.includes('{%22station'), `${format}: a raw { is left in an IRI`);
+  }
 });

@@ -12,6 +12,9 @@ const API = '/api/v1';
 /** The CSV the queryable resource holds: one column of each type the pipeline infers. */
 export const FEED_CSV = 'station,reading,calibrated,label\n1,0.5,true,north\n2,1.25,false,south\n3,2.75,true,east\n';
 
+/** A link whose query holds `{`, `}`, `|` and `^`, which WHATWG URLs leave raw and strict RDF parsers refuse. */
+export const READINGS_API = 'https://example.org/air/api?filter={"station":1}|latest^2';
+
 export interface FeedDatasetRef {
   id: string;
   name: string;
@@ -77,7 +80,8 @@ export async function loadFeedFixtures(app: TestApp, prefix: string): Promise<Fe
         format: 'JSON',
         description: 'All readings',
       },
-      { urlType: 'link', url: 'https://example.org/air/api', name: 'Readings API', format: 'Custom API' },
+      // Characters a URL may hold in its query that Turtle's IRIREF may not: the feeds must encode them.
+      { urlType: 'link', url: READINGS_API, name: 'Readings API', format: 'Custom API' },
     ],
   });
   const table = await create({

@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
+import type { Config } from '../../config.ts';
 import type { DomainError } from '../../domain/errors.ts';
+import type { ErrorSender } from '../../http/middleware/errors.ts';
 import { ckanActionName } from './paths.ts';
 
 /**
@@ -8,9 +10,8 @@ import { ckanActionName } from './paths.ts';
  * are mapped here, by code, so a rule fails the same way on every entry point.
  */
 
-/** Where CKAN points a client for an action's documentation: on the host the request came to, as CKAN's url_for does. */
-export const helpUrl = (ctx: Context, action: string) =>
-  `${ctx.protocol}://${ctx.host}/api/3/action/help_show?name=${encodeURIComponent(action)}`;
+/** Where CKAN points a client for an action's documentation: on the configured public URL, never the Host a client sent. */
+const helpUrl = (site: string, action: string) => `${site}/api/3/action/help_show?name=${encodeURIComponent(action)}`;
 
 /** Writes a body as `application/json` exactly (Koa would add a charset to an object body). */
 export function sendJson(ctx: Context, status: number, body: unknown) {
@@ -19,8 +20,8 @@ export function sendJson(ctx: Context, status: number, body: unknown) {
   ctx.body = JSON.stringify(body);
 }
 
-export function sendResult(ctx: Context, action: string, result: unknown) {
-  sendJson(ctx, 200, { help: helpUrl(ctx, action), success: true, result });
+export function sendResult(ctx: Context, site: string, action: string, result: unknown) {
+  sendJson(ctx, 200, { help: helpUrl(site, action), success: true, result });
 }
 
 type CkanErrorBody = { __type: string; message?: string } & Record<string, unknown>;
@@ -63,10 +64,14 @@ export function ckanError(err: DomainError): { status: number; error: CkanErrorB
   }
 }
 
-/** Writes a domain error in CKAN's error envelope, with its headers (Retry-After, ...). */
-export function sendCkanError(ctx: Context, err: DomainError, headers: Record<string, string> = {}) {
-  const { status, error } = ckanError(err);
-  for (const [k, v] of Object.entries({ ...err.headers, ...headers })) ctx.set(k, v);
-  const action = ckanActionName(ctx.path) ?? 'help_show';
-  sendJson(ctx, status, { help: helpUrl(ctx, action), success: false, error });
-}
+/** Writes a domain error in CKAN's error envelope, with its headers (Retry-After, ...): the CKAN paths' ErrorSender. */
+export const ckanErrorSender =
+  (site: string): ErrorSender =>
+  (ctx, err, headers = {}) => {
+    const { status, error } = ckanError(err);
+    for (const [k, v] of Object.entries({ ...err.headers, ...headers })) ctx.set(k, v);
+    sendJson(ctx, status, { help: helpUrl(site, ckanActionName(ctx.path) ?? 'help_show'), success: false, error });
+  };
+
+/** The site's root as CKAN names it (`site_url`): the public URL without a trailing slash. */
+export const ckanSiteUrl = (config: Config) => config.http.publicUrl.replace(/\/$/, '');

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { DomainError, badRequest } from '../../domain/errors.ts';
+import { badRequest } from '../../domain/errors.ts';
 import { queryCaller } from '../../domain/resources/query.ts';
 import type { Services } from '../../services.ts';
 import { ckanActions } from './actions/index.ts';
-import { sendCkanError, sendResult } from './envelope.ts';
+import { ckanSiteUrl, sendResult } from './envelope.ts';
 import { readParams } from './params.ts';
 import { CKAN_ACTION_PATHS } from './paths.ts';
 
@@ -16,24 +16,21 @@ import { CKAN_ACTION_PATHS } from './paths.ts';
 export function ckanRouter(services: Services): Router {
   const router = new Router();
   const actions = ckanActions(services.config);
+  const site = ckanSiteUrl(services.config);
 
   const handle = async (ctx: Context & { params: Record<string, string> }) => {
     const name = ctx.params.name;
-    try {
-      const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
-      if (!action) throw badRequest(`Action name not known: ${name}`);
-      const params = await readParams(ctx);
-      const result = await action.run({
-        domain: ctx.state.domain,
-        actor: ctx.state.actor,
-        params,
-        caller: queryCaller(ctx.state.actor, ctx.ip),
-      });
-      sendResult(ctx, name, result);
-    } catch (err) {
-      if (err instanceof DomainError) return sendCkanError(ctx, err);
-      throw err;
-    }
+    const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
+    // Failures go up to the CKAN paths' error answers (ckanErrorSender), in CKAN's envelope.
+    if (!action) throw badRequest(`Action name not known: ${name}`);
+    const params = await readParams(ctx);
+    const result = await action.run({
+      domain: ctx.state.domain,
+      actor: ctx.state.actor,
+      params,
+      caller: queryCaller(ctx.state.actor, ctx.ip),
+    });
+    sendResult(ctx, site, name, result);
   };
   for (const path of CKAN_ACTION_PATHS) {
     router.get(path, handle);

@@ -5,7 +5,6 @@ import { userForToken } from '../../domain/auth/tokens.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { forbidden, invalidToken } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
-import { isCkanPath } from '../../api/ckan/paths.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -15,10 +14,10 @@ export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-alman
 /**
  * Gives each request its own EntityManager fork and resolves who is calling: a Bearer token, else the
  * session cookie, else anonymous. A bad token is a 401 at once; a stale cookie just means anonymous.
- * On the CKAN-compatible paths the token may also come as CKAN clients send it: bare in Authorization,
- * or in X-CKAN-API-Key (a bad one is then CKAN's 403 Authorization Error, see errors.ts).
+ * On the paths `ckanTokens` names (the CKAN-compatible API) the token may also come as CKAN clients send
+ * it: bare in Authorization, or in X-CKAN-API-Key.
  */
-export function authenticate(services: Services): Middleware {
+export function authenticate(services: Services, ckanTokens: (path: string) => boolean = () => false): Middleware {
   const publicOrigin = new URL(services.config.http.publicUrl).origin;
   return async (ctx, next) => {
     const domain: DomainContext = {
@@ -32,7 +31,7 @@ export function authenticate(services: Services): Middleware {
     ctx.state.domain = domain;
 
     let actor: Actor = anonymous;
-    const ckan = isCkanPath(ctx.path);
+    const ckan = ckanTokens(ctx.path);
     const authorization = ctx.get('Authorization') || (ckan ? ctx.get('X-CKAN-API-Key') : '');
     if (authorization) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization) ?? (ckan ? /^\s*(\S+)\s*$/.exec(authorization) : null);

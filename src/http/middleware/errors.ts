@@ -15,8 +15,6 @@ import {
   unsupportedMediaType,
 } from '../../domain/errors.ts';
 import { sendProblem } from '../problem.ts';
-import { sendCkanError } from '../../api/ckan/envelope.ts';
-import { isCkanPath } from '../../api/ckan/paths.ts';
 import { StorageUnavailableError } from '../../storage/object-store.ts';
 
 interface HttpError {
@@ -42,59 +40,63 @@ function clientError(ctx: Context, status: number, e: HttpError): DomainError {
   }
 }
 
-/** On the CKAN-compatible paths a failure comes in CKAN's error envelope; everywhere else as problem+json. */
-const send = (ctx: Context, err: DomainError, headers: Record<string, string> = {}) =>
-  isCkanPath(ctx.path) ? sendCkanError(ctx, err, headers) : sendProblem(ctx, err, headers);
+/** Writes a catalogued error in some wire format (problem+json; CKAN's envelope on the CKAN paths). */
+export type ErrorSender = (ctx: Context, err: DomainError, headers?: Record<string, string>) => void;
 
 /**
- * Turns every failure into problem+json (CKAN's envelope on the CKAN paths). Domain errors carry their own status and code; the client
- * errors Koa's body parser and router raise keep their status; anything else is a 500 whose details
- * stay in the log, never in the response.
+ * Turns every failure into an error answer written by `send`. Domain errors carry their own status and
+ * code; the client errors Koa's body parser and router raise keep their status; anything else is a 500
+ * whose details stay in the log, never in the response.
  */
-export const problemErrors: Middleware = async (ctx, next) => {
-  try {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) {
-      send(ctx, routeNotFound(ctx.method, ctx.path));
+export const errorAnswers =
+  (send: ErrorSender): Middleware =>
+  async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        send(ctx, routeNotFound(ctx.method, ctx.path));
+      }
+      // The router's answer to a method a path does not serve (501 for one it knows nowhere, TRACE say):
+      // 405 with the methods it does serve in Allow, or 404 when no route has that path at all.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+        const allow = ctx.response.get('Allow');
+        send(ctx, allow ? methodNotAllowed(ctx.method, ctx.path) : routeNotFound(ctx.method, ctx.path), allow ? { Allow: allow } : {});
+      }
+    } catch (err) {
+      if (err instanceof DomainError) {
+        send(ctx, err);
+        return;
+      }
+      const e = err as HttpError;
+      // co-body marks its JSON.parse failure with status 400.
+      if (err instanceof SyntaxError && e.status === 400) {
+        send(ctx, malformedJson());
+        return;
+      }
+      // Koa's body parser and router put a 4xx status on the client errors they find.
+      const status = e.status && e.status >= 400 && e.status < 500 ? e.status : e.status === 501 ? 501 : undefined;
+      if (status) {
+        send(ctx, clientError(ctx, status, e));
+        return;
+      }
+      // A body that claims gzip or deflate but does not inflate.
+      if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
+        send(ctx, malformedBody());
+        return;
+      }
+      // An engine out of reach is an outage to wait out (503), not a bug; the log still says which and why.
+      if (err instanceof StorageUnavailableError || databaseUnreachable(err)) {
+        ctx.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a part of the service is unreachable');
+        send(ctx, err instanceof StorageUnavailableError ? storageUnavailable() : databaseUnavailable());
+        return;
+      }
+      logUnhandled(ctx, err);
+      send(ctx, internalError(ctx.state.requestId));
     }
-    // The router's answer to a method a path does not serve (501 for one it knows nowhere, TRACE say):
-    // 405 with the methods it does serve in Allow, or 404 when no route has that path at all.
-    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
-      const allow = ctx.response.get('Allow');
-      send(ctx, allow ? methodNotAllowed(ctx.method, ctx.path) : routeNotFound(ctx.method, ctx.path), allow ? { Allow: allow } : {});
-    }
-  } catch (err) {
-    if (err instanceof DomainError) {
-      send(ctx, err);
-      return;
-    }
-    const e = err as HttpError;
-    // co-body marks its JSON.parse failure with status 400.
-    if (err instanceof SyntaxError && e.status === 400) {
-      send(ctx, malformedJson());
-      return;
-    }
-    // Koa's body parser and router put a 4xx status on the client errors they find.
-    const status = e.status && e.status >= 400 && e.status < 500 ? e.status : e.status === 501 ? 501 : undefined;
-    if (status) {
-      send(ctx, clientError(ctx, status, e));
-      return;
-    }
-    // A body that claims gzip or deflate but does not inflate.
-    if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-      send(ctx, malformedBody());
-      return;
-    }
-    // An engine out of reach is an outage to wait out (503), not a bug; the log still says which and why.
-    if (err instanceof StorageUnavailableError || databaseUnreachable(err)) {
-      ctx.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a part of the service is unreachable');
-      send(ctx, err instanceof StorageUnavailableError ? storageUnavailable() : databaseUnavailable());
-      return;
-    }
-    logUnhandled(ctx, err);
-    send(ctx, internalError(ctx.state.requestId));
-  }
-};
+  };
+
+/** Every failure as problem+json (RFC 9457). */
+export const problemErrors = errorAnswers(sendProblem);
 
 /** Connection-level failures of PostgreSQL: refused or dropped connections, a server shutting down or starting up. */
 const DATABASE_DOWN_CODES = new Set([
