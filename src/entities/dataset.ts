@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { baseProperties } from './base.ts';
 import { Group } from './group.ts';
+import { HarvestSource } from './harvest-source.ts';
 import { Tag } from './tag.ts';
 import { User } from './user.ts';
 
@@ -11,6 +12,7 @@ export type DatasetState = (typeof DATASET_STATES)[number];
 export const Dataset = defineEntity({
   name: 'Dataset',
   tableName: 'datasets',
+  uniques: [{ name: 'datasets_harvest_remote_unique', properties: ['harvestSource', 'harvestRemoteId'] }],
   indexes: [
     {
       name: 'datasets_search_vector_index',
@@ -52,6 +54,16 @@ export const Dataset = defineEntity({
      * active. Never hydrated nor tracked, so no flush of a loaded dataset can overwrite it.
      */
     searchVector: p.string().columnType('tsvector').nullable().lazy().hydrate(false).trackChanges(false),
+    /**
+     * Where a harvested dataset came from (issue 18): its source, the record's id and page there, when it
+     * was last harvested, and a hash of the record as mapped, so a re-run updates only what changed. Null
+     * for datasets made here, and for those whose source was deleted without purging them (detached).
+     */
+    harvestSource: () => p.manyToOne(HarvestSource).nullable().deleteRule('set null'),
+    harvestRemoteId: p.string().length(1000).nullable(),
+    harvestRemoteUrl: p.string().length(2000).nullable(),
+    harvestedAt: p.datetime().nullable(),
+    harvestHash: p.string().length(64).nullable(),
     tags: () => p.manyToMany(Tag).pivotTable('dataset_tags').owner(),
     groups: () => p.manyToMany(Group).pivotTable('dataset_groups').owner(),
   },

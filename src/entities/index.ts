@@ -10,6 +10,15 @@ export { Resource, URL_TYPES, type UrlType } from './resource.ts';
 export { LinkCheck, LINK_CHECK_STATUSES, type LinkCheckStatus } from './link-check.ts';
 export { Embedding } from './embedding.ts';
 export { SearchPoint, SEARCH_INDEXES } from './search-point.ts';
+export { HarvestSource, HARVEST_SOURCE_TYPES, type HarvestSourceType } from './harvest-source.ts';
+export {
+  HarvestRun,
+  HarvestRunRecord,
+  HARVEST_RUN_STATUSES,
+  HARVEST_OUTCOMES,
+  type HarvestRunStatus,
+  type HarvestOutcome,
+} from './harvest-run.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -17,6 +26,8 @@ import { Resource } from './resource.ts';
 import { LinkCheck } from './link-check.ts';
 import { Embedding } from './embedding.ts';
 import { SearchPoint } from './search-point.ts';
+import { HarvestRun, HarvestRunRecord } from './harvest-run.ts';
+import { HarvestSource } from './harvest-source.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -37,4 +48,7 @@ export const allEntities = [
   LinkCheck,
   Embedding,
   SearchPoint,
+  HarvestSource,
+  HarvestRun,
+  HarvestRunRecord,
 ];
