@@ -382,3 +382,60 @@ test('a POST with a form body or JSON sent as text is read too', async (t) => {
   const text = await app.api.post(`${ACTION}/package_show`, '{"id": "ck-full"}', { headers: { 'Content-Type': 'text/plain' } });
   t.is(resultOf(text).name, 'ck-full');
 });
+
+test.serial('integers past what the databases count are a 409 Validation Error, not a 500; list limits are capped', async (t) => {
+  const huge = '99999999999999999999';
+  for (const [action, params] of [
+    ['package_search', { start: huge }],
+    ['package_list', { limit: huge }],
+    ['package_list', { offset: huge }],
+    ['package_list', { offset: '1000000001' }],
+    ['organization_list', { limit: huge }],
+    ['group_list', { offset: huge }],
+    ['datastore_search', { resource_id: uploadId, offset: '99999999999' }],
+    ['datastore_search', { resource_id: uploadId, limit: huge }],
+  ] as const) {
+    const reply = await ckanGet(app.api, action, params);
+    isCkanError(t, reply, 409, 'Validation Error');
+    t.is(Object.keys(reply.body.error).length, 3, `${action} ${JSON.stringify(params)}: one field named`);
+  }
+  t.deepEqual(resultOf(await ckanGet(app.api, 'package_list', { limit: '99999999999', offset: '1000000000' })), []);
+  t.deepEqual(resultOf(await ckanGet(app.api, 'organization_list', { limit: '99999999999' })), ['ck-org']);
+  const far = resultOf(await ckanGet(app.api, 'datastore_search', { resource_id: uploadId, offset: '1000000000' }));
+  t.deepEqual(far.records, []);
+});
+
+test('a single-valued parameter given twice is a 409 Validation Error naming it, never one of them dropped', async (t) => {
+  const reply = await ckanGet(app.api, 'package_show', { id: ['ck-full', 'ck-bare'] });
+  isCkanError(t, reply, 409, 'Validation Error');
+  t.truthy(reply.body.error.id);
+  isCkanError(t, await ckanGet(app.api, 'organization_list', { all_fields: ['true', 'false'] }), 409, 'Validation Error');
+});
+
+test.serial('datastore_search lists a field named twice once', async (t) => {
+  const page = resultOf(
+    await ckanPost(app.api, 'datastore_search', { resource_id: uploadId, limit: 1, fields: ['word', 'word', 'n', 'word'] }),
+  );
+  t.deepEqual(
+    page.fields.map((f: { id: string }) => f.id),
+    ['_id', 'word', 'n'],
+  );
+  t.deepEqual(page.records, [{ _id: 1, word: 'one', n: 1 }]);
+  const get = resultOf(await ckanGet(app.api, 'datastore_search', { resource_id: uploadId, limit: 1, fields: 'n,n' }));
+  t.deepEqual(
+    get.fields.map((f: { id: string }) => f.id),
+    ['_id', 'n'],
+  );
+});
+
+test('a form or text body is held to the JSON body’s size and depth limits', async (t) => {
+  const deep = `{"id": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+  const reply = await app.api.post(`${ACTION}/package_show`, deep, { headers: { 'Content-Type': 'text/plain' } });
+  isCkanError(t, reply, 400, 'Bad Request');
+  t.regex(reply.body.error.message, /nested/);
+  const big = await app.api.post(`${ACTION}/package_show`, `id=ck-full&pad=${'x'.repeat(2 << 20)}`, {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
+  t.is(big.status, 413, big.text);
+  t.is(big.body.success, false);
+});

@@ -265,13 +265,98 @@ test('what cannot be honoured is a 400 Search Query Error, never ignored', async
     { fq: '-metadata_modified:[* TO NOW]' },
     { fq: 'organization:"sa' },
     { fq: 'tags:(water air)' },
-    { sort: 'title_string asc' },
     { sort: 'metadata_modified desc, name asc' },
     { 'facet.field': '["maintainer"]' },
   ];
   for (const params of refused) {
     isSearchQueryError(t, await search(params));
   }
+});
+
+test('sort=title_string (CKAN UI’s title order) sorts by title, both ways', async (t) => {
+  const byTitle = ['sa-air', 'sb-water', 'sb-crashes', 'sa-water'];
+  t.deepEqual(resultNames(await search({ sort: 'title_string asc' })), byTitle);
+  t.deepEqual(resultNames(await search({ sort: 'title_string desc' })), byTitle.slice().reverse());
+  t.deepEqual(resultNames(await search({ fq: 'tags:water', sort: 'title_string asc' })), ['sb-water', 'sa-water']);
+});
+
+test('a repeated fq is ANDed like fq_list, in a query string and as a POST list; a repeated q is a 409 naming q', async (t) => {
+  t.deepEqual(await names({ fq: ['organization:sa', 'tags:water'] }), ['sa-water']);
+  t.deepEqual(await names({ fq: ['organization:sa', 'organization:sb'] }), [], 'two organizations: nothing has both');
+  const posted = await ckanPost(app.api, 'package_search', { fq: ['organization:sb', 'tags:water'] });
+  t.deepEqual(resultNames(posted), ['sb-water']);
+  for (const reply of [await search({ q: ['water', 'air'] }), await ckanPost(app.api, 'package_search', { q: ['water', 'air'] })]) {
+    t.is(reply.status, 409, reply.text);
+    t.is(reply.body.error.__type, 'Validation Error');
+    t.truthy(reply.body.error.q);
+  }
+  const sorts = await search({ sort: ['name asc', 'name desc'] });
+  t.is(sorts.status, 409, sorts.text);
+  t.truthy(sorts.body.error.sort);
+});
+
+test('a chunked POST body (no Content-Length) is read: its fq is honoured', async (t) => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('fq=organization%3Asa&'));
+      controller.enqueue(new TextEncoder().encode('fq=tags%3Awater'));
+      controller.close();
+    },
+  });
+  const reply = await fetch(`${app.url}/api/3/action/package_search`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  const json = (await reply.json()) as { success: boolean; result: { results: Array<{ name: string }> } };
+  t.is(reply.status, 200, JSON.stringify(json));
+  t.deepEqual(
+    json.result.results.map((p) => p.name),
+    ['sa-water'],
+  );
+});
+
+test('dates a database cannot hold are a 400 Search Query Error, not a 500', async (t) => {
+  for (const fq of [
+    'metadata_modified:[NOW-99999999999999DAYS TO *]',
+    'metadata_modified:[* TO NOW+99999999999999999999WEEKS]',
+    'metadata_modified:[0000-01-01T00:00:00Z TO *]',
+    'metadata_created:[NOW-1000000DAYS TO NOW]',
+  ]) {
+    isSearchQueryError(t, await search({ fq }));
+  }
+  t.deepEqual(await names({ fq: 'metadata_modified:[0001-01-01T00:00:00Z TO 9999-12-31T23:59:59Z]' }), PUBLIC.slice().sort());
+});
+
+test('too long a q or fq, too many words, or too many values in one filter is a 400 Search Query Error', async (t) => {
+  isSearchQueryError(t, await ckanPost(app.api, 'package_search', { q: 'water '.repeat(50_000) }));
+  isSearchQueryError(t, await ckanPost(app.api, 'package_search', { fq: `-name:x${' -name:y'.repeat(2000)}` }));
+  isSearchQueryError(t, await search({ q: 'water '.repeat(100) })); // words over 500 characters
+  t.is((await search({ q: 'water '.repeat(80) })).status, 200, '480 characters of words are fine');
+  const terms = (from: number) => `-name:(${Array.from({ length: 600 }, (_, i) => `n${from + i}`).join(' OR ')})`;
+  // 1200 excluded names
+  isSearchQueryError(t, await ckanPost(app.api, 'package_search', { fq_list: [terms(0), terms(1000)] }));
+  t.deepEqual(resultNames(await ckanPost(app.api, 'package_search', { fq: terms(0), sort: 'name asc' })), PUBLIC.slice().sort());
+});
+
+test('an integer past what the databases count is a 409 Validation Error, not a 500; facet.limit is capped', async (t) => {
+  const refused: Array<Record<string, string>> = [
+    { start: '99999999999999999999' },
+    { start: '1000000001' },
+    { rows: '99999999999999999999' },
+    { 'facet.field': '["tags"]', 'facet.limit': '99999999999999999999' },
+  ];
+  for (const params of refused) {
+    const reply = await search(params);
+    t.is(reply.status, 409, `${JSON.stringify(params)}: ${reply.text}`);
+    t.is(reply.body.error.__type, 'Validation Error');
+  }
+  const far = resultOf(await search({ start: '1000000000' }));
+  t.deepEqual(far.results, []);
+  t.is(far.count, PUBLIC.length);
+  const capped = resultOf(await search({ 'facet.field': '["tags"]', 'facet.limit': '1000000' }));
+  t.deepEqual(capped.facets.tags, { water: 2, river: 1, air: 1, transport: 1 });
 });
 
 test('dataset_type other than dataset matches nothing', async (t) => {

@@ -1,5 +1,9 @@
 import type { Context } from 'koa';
-import { badRequest, invalidParameters, type FieldError } from '../../domain/errors.ts';
+import type { DomainContext } from '../../domain/context.ts';
+import { badRequest, invalidParameters, payloadTooLarge, type FieldError } from '../../domain/errors.ts';
+
+/** The largest start/offset an action takes: far past any catalog, well inside what the databases count. */
+export const MAX_OFFSET = 1_000_000_000;
 
 /**
  * An action's parameters: the query string of a GET (a repeated key is a list; JSON-valued parameters
@@ -20,22 +24,29 @@ export class ActionParams {
     return undefined;
   }
 
-  /** A single text value (the last of a repeated key). */
+  /** A single text value; a key given more than once is refused (never one of them silently dropped). */
   string(key: string): string | undefined {
     let v = this.values[key];
-    if (Array.isArray(v)) v = v.at(-1);
+    if (Array.isArray(v)) {
+      if (v.length > 1) return this.fail(key, 'Give one value, not several');
+      v = v[0];
+    }
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
     if (typeof v !== 'string') return this.fail(key, 'Must be a string');
     return v;
   }
 
-  /** A whole number in [min, max]; `clampMax` caps larger values instead of refusing them (CKAN's `rows`). */
+  /**
+   * A whole number in [min, max]; `clampMax` caps larger values instead of refusing them (CKAN's `rows`).
+   * One past what a double holds exactly is refused whatever the bounds: it would reach SQL as garbage.
+   */
   int(key: string, opts: { min?: number; max?: number; clampMax?: boolean } = {}): number | undefined {
     const raw = this.string(key);
     if (raw === undefined || raw.trim() === '') return undefined;
     if (!/^-?\d+$/.test(raw.trim())) return this.fail(key, 'Invalid integer');
     const n = Number(raw);
+    if (!Number.isSafeInteger(n)) return this.fail(key, 'Integer out of range');
     if (opts.min !== undefined && n < opts.min) return this.fail(key, `Must be a natural number${opts.min > 0 ? ' above zero' : ''}`);
     if (opts.max !== undefined && n > opts.max) return opts.clampMax ? opts.max : this.fail(key, `Must be at most ${opts.max}`);
     return n;
@@ -84,7 +95,16 @@ export class ActionParams {
   }
 }
 
-const MAX_FORM_BYTES = 1 << 20;
+/** No parameter object nests deeper than this (as the JSON body parser's own check, http/middleware/json-depth.ts). */
+const MAX_BODY_DEPTH = 32;
+
+/** `MAX_JSON_BODY` ("1mb", "512kb", "100b") in bytes, the cap a body read here shares with the JSON parser. */
+function bodyLimit(ctx: Context): number {
+  const configured = (ctx.state.domain as DomainContext | undefined)?.config.http.maxJsonBody ?? '1mb';
+  const m = /^(\d+)(b|kb|mb)$/i.exec(configured);
+  if (!m) return 1 << 20;
+  return Number(m[1]) * { b: 1, kb: 1024, mb: 1 << 20 }[m[2].toLowerCase() as 'b' | 'kb' | 'mb'];
+}
 
 /** The parameters of a request: the query string of a GET; the body of a POST (over any query string). */
 export async function readParams(ctx: Context): Promise<ActionParams> {
@@ -93,27 +113,34 @@ export async function readParams(ctx: Context): Promise<ActionParams> {
   let body: unknown = (ctx.request as { body?: unknown }).body;
   // The JSON body parser leaves other types unread: CKAN also takes a form or JSON sent as another type.
   const unread = !ctx.req.readableEnded && (body === undefined || (typeof body === 'object' && body !== null && !Object.keys(body).length));
-  if (unread && Number(ctx.get('Content-Length') || '0') > 0) body = await readOtherBody(ctx);
+  // A chunked body has no Content-Length, and is a body all the same.
+  const hasBody = Number(ctx.get('Content-Length') || '0') > 0 || !!ctx.get('Transfer-Encoding');
+  if (unread && hasBody) body = await readOtherBody(ctx);
   if (body === undefined || body === null) body = {};
   if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('JSON Error: the body must be a JSON object');
   return new ActionParams({ ...query, ...(body as Record<string, unknown>) });
 }
 
 async function readOtherBody(ctx: Context): Promise<unknown> {
+  const limit = bodyLimit(ctx);
+  if (Number(ctx.get('Content-Length') || '0') > limit) throw payloadTooLarge(`The body is larger than ${limit} bytes.`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw badRequest('The body is too large');
+    if (size > limit) throw payloadTooLarge(`The body is larger than ${limit} bytes.`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text.startsWith('{')) {
+    let parsed: unknown;
     try {
-      return JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       throw badRequest('JSON Error: the body is not valid JSON');
     }
+    if (depthExceeds(parsed, MAX_BODY_DEPTH)) throw badRequest(`The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
+    return parsed;
   }
   const form: Record<string, string | string[]> = {};
   for (const [k, v] of new URLSearchParams(text)) {
@@ -121,4 +148,16 @@ async function readOtherBody(ctx: Context): Promise<unknown> {
     form[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
   }
   return form;
+}
+
+/** Whether a parsed value nests deeper than `max`, measured without recursion. */
+function depthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

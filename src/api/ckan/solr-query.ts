@@ -16,6 +16,13 @@ export interface ParsedSearch {
   filters: Partial<DatasetListQuery>;
 }
 
+/** The longest q or fq taken, in characters: a search form, not a document. */
+export const MAX_QUERY_CHARS = 8192;
+/** The longest words sent to the hybrid search (as REST's q). */
+export const MAX_TEXT_CHARS = 500;
+/** The most values one filter (a field, included or excluded, over q and every fq) or date bounds may name. */
+export const MAX_FILTER_TERMS = 1000;
+
 type SetField = 'organization' | 'tags' | 'groups' | 'res_format' | 'license_id' | 'names' | 'ids';
 type DateField = 'updated' | 'created';
 
@@ -188,17 +195,25 @@ const UNITS: Record<string, number> = {
   WEEK: 7 * 86_400_000,
 };
 
+/** A real instant in the years 1 to 9999 (what the databases and ISO 8601 without a sign take). */
+function inYears(at: Date): boolean {
+  const year = at.getUTCFullYear();
+  return Number.isFinite(at.getTime()) && year >= 1 && year <= 9999;
+}
+
 /** A Solr date (ISO 8601 in UTC, `Z` optional as in CKAN's own naive dates, or `NOW±n UNIT`), as bounds need it. */
 function parseDate(text: string, op: TimeBound['op'], source: string): Date {
   const now = /^NOW((?:[+-]\d+(?:SECOND|MINUTE|HOUR|DAY|WEEK)S?)*)$/.exec(text);
   if (now) {
     let at = Date.now();
     for (const m of now[1].matchAll(/([+-])(\d+)([A-Z]+?)S?(?=[+-]|$)/g)) at += (m[1] === '-' ? -1 : 1) * Number(m[2]) * UNITS[m[3]];
-    return new Date(at);
+    const date = new Date(at);
+    if (!inYears(date)) throw refuse(source, `A date outside the years 1 to 9999: ${text}`);
+    return date;
   }
   const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?)?Z?$/.exec(text);
   const at = m ? new Date(`${m[1]}T${m[2] ?? '00:00:00'}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`) : null;
-  if (!m || !at || Number.isNaN(at.getTime())) throw refuse(source, `Not a date: ${text}`);
+  if (!m || !at || !inYears(at)) throw refuse(source, `Not a date: ${text}`);
   // Timestamps are kept to the millisecond: a finer bound rounds the way that keeps its meaning.
   const finer = Number((m[3] ?? '').slice(3) || '0') > 0;
   return finer && (op === 'gte' || op === 'lt') ? new Date(at.getTime() + 1) : at;
@@ -255,14 +270,38 @@ function apply(acc: Accumulator, item: Item & { kind: 'field' }, source: string)
   }
 }
 
+const tooMany = (field: string) =>
+  unsupportedFilter(`More than ${MAX_FILTER_TERMS} values for ${field} in one search`, [
+    { path: 'fq', message: `At most ${MAX_FILTER_TERMS} values per field` },
+  ]);
+
+/** Refuses a search naming more than MAX_FILTER_TERMS values for one field (included or excluded), or as many date bounds. */
+function checkSizes(acc: Accumulator) {
+  for (const [sign, sets] of [
+    ['', acc.include],
+    ['-', acc.exclude],
+  ] as const) {
+    for (const [key, terms] of Object.entries(sets)) {
+      if (terms.length > MAX_FILTER_TERMS) throw tooMany(`${sign}${key === 'names' ? 'name' : key === 'ids' ? 'id' : key}`);
+    }
+  }
+  if (acc.bounds.length > MAX_FILTER_TERMS) throw tooMany('metadata_modified/metadata_created');
+}
+
 /** Parses `q` and every `fq` (all ANDed) into the listing's filters and the words to search for. */
 export function parseSearch(q: string | undefined, fqs: string[]): ParsedSearch {
   const acc: Accumulator = { text: [], include: {}, exclude: {}, bounds: [], nothing: false };
-  for (const source of [q ?? '', ...fqs]) {
+  for (const [i, source] of [q ?? '', ...fqs].entries()) {
+    if (source.length > MAX_QUERY_CHARS) {
+      throw unsupportedFilter(`${i === 0 ? 'q' : 'An fq'} is longer than ${MAX_QUERY_CHARS} characters`, [
+        { path: i === 0 ? 'q' : 'fq', message: `At most ${MAX_QUERY_CHARS} characters` },
+      ]);
+    }
     for (const item of mergeOrs(tokenize(source), source)) {
       if (item.kind === 'text') acc.text.push(item.raw);
       else if (item.kind === 'field') apply(acc, item, source);
     }
+    checkSizes(acc);
   }
   const filters: Partial<DatasetListQuery> = {};
   const { names, ids, ...sets } = acc.include;
@@ -277,5 +316,10 @@ export function parseSearch(q: string | undefined, fqs: string[]): ParsedSearch 
     .join(' ')
     .replace(/^\s*or\s+|\s+or\s*$/g, '')
     .trim();
+  if (text.length > MAX_TEXT_CHARS) {
+    throw unsupportedFilter(`The words to search for are longer than ${MAX_TEXT_CHARS} characters`, [
+      { path: 'q', message: `At most ${MAX_TEXT_CHARS} characters of words` },
+    ]);
+  }
   return { ...(text ? { text } : {}), filters };
 }

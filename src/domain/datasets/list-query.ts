@@ -14,7 +14,7 @@ export interface DatasetListQuery {
   state?: 'active' | 'deleted' | 'draft';
   my_org?: boolean;
   private?: boolean;
-  sort_by?: 'updated' | 'created' | 'name' | 'id';
+  sort_by?: 'updated' | 'created' | 'name' | 'title' | 'id';
   sort_order?: 'asc' | 'desc';
   include_facets?: boolean;
   /** Rows per facet (50 when absent). */

@@ -16,7 +16,7 @@ import { searchDatasets } from './search.ts';
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
 const NOT_ON_DRAFTS = ['tags', 'groups', 'res_format', 'license_id', 'creator_user_id', 'my_org', 'include_facets'] as const;
 
-const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name', id: 'd.id' } as const;
+const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: 'd.name', title: 'd.title', id: 'd.id' } as const;
 
 /** Rows per facet when the query does not say. */
 const FACET_LIMIT = 50;
@@ -60,7 +60,7 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   const search = q ? await searchDatasets(ctx, actor, roles, query, q, qb) : undefined;
   const filtered = search?.matched ?? qb;
   const sortBy = query.sort_by ?? (q ? undefined : 'updated');
-  const direction = query.sort_order ?? (sortBy === 'name' ? 'asc' : 'desc');
+  const direction = query.sort_order ?? (sortBy === 'name' || sortBy === 'title' ? 'asc' : 'desc');
 
   let rows: Dataset[];
   let total: number;

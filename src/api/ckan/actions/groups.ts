@@ -2,6 +2,7 @@ import { showCatalogGroup } from '../../../domain/catalog/datasets.ts';
 import { listGroups } from '../../../domain/groups/groups.ts';
 import { invalidParameters } from '../../../domain/errors.ts';
 import { groupDict, packageDict } from '../package-dict.ts';
+import { MAX_OFFSET } from '../params.ts';
 import { required, type Action, type ActionCall } from './action.ts';
 
 /** organization_list, organization_show, group_list, group_show (CKAN's "group" is Almanac's category). */
@@ -12,11 +13,13 @@ type Kind = 'organization' | 'category';
 const MAX_GROUP_DATASETS = 1000;
 /** CKAN's `ckan.group_and_organization_list_all_fields_max`. */
 const ALL_FIELDS_LIMIT = 25;
+/** CKAN's `ckan.group_and_organization_list_max`: a larger limit is capped to it. */
+const MAX_LIST_LIMIT = 1000;
 
 async function groupList(kind: Kind, { domain, actor, params }: ActionCall) {
   const allFields = params.bool('all_fields') ?? false;
-  const limit = params.int('limit', { min: 0 });
-  const offset = params.int('offset', { min: 0 }) ?? 0;
+  const limit = params.int('limit', { min: 0, max: MAX_LIST_LIMIT, clampMax: true });
+  const offset = params.int('offset', { min: 0, max: MAX_OFFSET }) ?? 0;
   const q = params.string('q');
   const sort = params.string('sort')?.trim();
   params.check();

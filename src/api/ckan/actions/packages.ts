@@ -2,6 +2,7 @@ import { catalogDatasetNames, searchCatalog, showCatalogDataset } from '../../..
 import type { DatasetListQuery } from '../../../domain/datasets/list-query.ts';
 import { unsupportedFilter } from '../../../domain/errors.ts';
 import { packageDict } from '../package-dict.ts';
+import { MAX_OFFSET } from '../params.ts';
 import { parseSearch } from '../solr-query.ts';
 import { required, type Action } from './action.ts';
 
@@ -9,6 +10,8 @@ import { required, type Action } from './action.ts';
 
 const DEFAULT_SORT = 'score desc, metadata_modified desc';
 const MAX_ROWS = 1000;
+/** Rows per facet at most (facet.limit above it, or -1 for "all", is capped here). */
+const MAX_FACET_LIMIT = 1000;
 /** Facet fields the listing counts. */
 const FACET_FIELDS = ['organization', 'groups', 'tags', 'res_format', 'license_id'] as const;
 type FacetField = (typeof FACET_FIELDS)[number];
@@ -17,6 +20,8 @@ const SORT_FIELDS: Record<string, NonNullable<DatasetListQuery['sort_by']>> = {
   metadata_created: 'created',
   name: 'name',
   id: 'id',
+  // CKAN's sortable copy of the title (its UI's "Name Ascending/Descending").
+  title_string: 'title',
 };
 /** Sort keys that never tie: whatever follows them cannot change the order. */
 const UNIQUE_SORTS = new Set(['name', 'id']);
@@ -57,12 +62,13 @@ export const packageSearch: Action = {
   help: 'Searches the active datasets: q, fq, fq_list, rows (max 1000), start, sort, facet.field, facet.limit, facet.mincount, include_private.',
   async run({ domain, actor, params }) {
     const q = params.string('q');
-    const fqs = [params.string('fq'), ...(params.list('fq_list', { jsonText: true }) ?? [])].filter((f): f is string => !!f);
+    // A repeated fq (or a list of them in a POST) is ANDed, like fq_list: none is dropped.
+    const fqs = [...(params.list('fq') ?? []), ...(params.list('fq_list', { jsonText: true }) ?? [])].filter(Boolean);
     const rows = params.int('rows', { min: 0, max: MAX_ROWS, clampMax: true }) ?? 10;
-    const start = params.int('start', { min: 0 }) ?? 0;
+    const start = params.int('start', { min: 0, max: MAX_OFFSET }) ?? 0;
     const sort = params.string('sort')?.trim() || DEFAULT_SORT;
     const facetFields = params.list('facet.field', { jsonText: true }) ?? [];
-    const facetLimit = params.int('facet.limit', { min: -1 }) ?? 50;
+    const facetLimit = params.int('facet.limit', { min: -1, max: MAX_FACET_LIMIT, clampMax: true }) ?? 50;
     const facetMincount = params.int('facet.mincount', { min: 0 }) ?? 1;
     const includePrivate = params.bool('include_private') ?? false;
     params.check();
@@ -82,7 +88,7 @@ export const packageSearch: Action = {
       // A page of none still counts (and facets) the whole result.
       limit: Math.max(rows, 1),
       private: includePrivate,
-      ...(facetFields.length ? { include_facets: true, facet_limit: facetLimit < 0 ? 100_000 : facetLimit } : {}),
+      ...(facetFields.length ? { include_facets: true, facet_limit: facetLimit < 0 ? MAX_FACET_LIMIT : facetLimit } : {}),
     };
     const found = await searchCatalog(domain, actor, query);
     const facets: Record<string, Record<string, number>> = {};
@@ -116,8 +122,8 @@ export const packageShow: Action = {
 export const packageList: Action = {
   help: 'Names of the public active datasets, by name; limit and offset page them.',
   async run({ domain, actor, params }) {
-    const limit = params.int('limit', { min: 0 });
-    const offset = params.int('offset', { min: 0 }) ?? 0;
+    const limit = params.int('limit', { min: 0, max: 1_000_000, clampMax: true });
+    const offset = params.int('offset', { min: 0, max: MAX_OFFSET }) ?? 0;
     params.check();
     if (limit === 0) return [];
     return catalogDatasetNames(domain, actor, { offset, limit: limit ?? 1_000_000 });

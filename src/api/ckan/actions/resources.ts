@@ -2,6 +2,7 @@ import { loadCatalogResource, previewPage } from '../../../domain/catalog/resour
 import { invalidParameters } from '../../../domain/errors.ts';
 import type { ColumnType } from '../../../tabular/column-schema.ts';
 import { resourceDict } from '../package-dict.ts';
+import { MAX_OFFSET } from '../params.ts';
 import { required, type Action } from './action.ts';
 
 /** resource_show, datastore_search (over a resource's typed preview). */
@@ -23,15 +24,20 @@ export const datastoreSearch: Action = {
   async run({ domain, actor, params, caller }) {
     const resourceId = required(params, 'resource_id', 'id');
     const limit = params.int('limit', { min: 0 }) ?? 100;
-    const offset = params.int('offset', { min: 0 }) ?? 0;
+    const offset = params.int('offset', { min: 0, max: MAX_OFFSET }) ?? 0;
     const fieldList = params.list('fields', { jsonText: true });
     params.check();
     const refused = UNSUPPORTED.filter((key) => params.has(key));
     if (refused.length) throw invalidParameters(refused.map((path) => ({ path, message: 'Not supported by this datastore' })));
-    const fields = fieldList
-      ?.flatMap((f) => f.split(','))
-      .map((f) => f.trim())
-      .filter((f) => f && f !== '_id');
+    // Each field once, in the order first named (CKAN lists a field named twice once).
+    const fields = fieldList && [
+      ...new Set(
+        fieldList
+          .flatMap((f) => f.split(','))
+          .map((f) => f.trim())
+          .filter((f) => f && f !== '_id'),
+      ),
+    ];
     const page = await previewPage(domain, actor, resourceId, { fields: fields?.length ? fields : undefined, limit, offset }, caller);
     const start = `/api/3/action/datastore_search?resource_id=${encodeURIComponent(page.resourceId)}${params.has('limit') ? `&limit=${page.limit}` : ''}`;
     return {
