@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { DomainContext } from '../../domain/context.ts';
+import { depthExceeds, MAX_JSON_DEPTH } from '../../http/middleware/json-depth.ts';
 import { badRequest, invalidParameters, payloadTooLarge, type FieldError } from '../../domain/errors.ts';
 
 /** The largest start/offset an action takes: far past any catalog, well inside what the databases count. */
@@ -95,9 +96,6 @@ export class ActionParams {
   }
 }
 
-/** No parameter object nests deeper than this (as the JSON body parser's own check, http/middleware/json-depth.ts). */
-const MAX_BODY_DEPTH = 32;
-
 /** `MAX_JSON_BODY` ("1mb", "512kb", "100b") in bytes, the cap a body read here shares with the JSON parser. */
 function bodyLimit(ctx: Context): number {
   const configured = (ctx.state.domain as DomainContext | undefined)?.config.http.maxJsonBody ?? '1mb';
@@ -139,7 +137,7 @@ async function readOtherBody(ctx: Context): Promise<unknown> {
     } catch {
       throw badRequest('JSON Error: the body is not valid JSON');
     }
-    if (depthExceeds(parsed, MAX_BODY_DEPTH)) throw badRequest(`The JSON body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
+    if (depthExceeds(parsed, MAX_JSON_DEPTH)) throw badRequest(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
     return parsed;
   }
   const form: Record<string, string | string[]> = {};
@@ -148,16 +146,4 @@ async function readOtherBody(ctx: Context): Promise<unknown> {
     form[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
   }
   return form;
-}
-
-/** Whether a parsed value nests deeper than `max`, measured without recursion. */
-function depthExceeds(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
 }

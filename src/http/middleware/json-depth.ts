@@ -16,7 +16,8 @@ export async function limitJsonDepth(ctx: Context, next: Next) {
   await next();
 }
 
-function depthExceeds(value: unknown, max: number): boolean {
+/** Whether a parsed value nests deeper than `max`, measured without recursion. */
+export function depthExceeds(value: unknown, max: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length) {
     const [node, depth] = stack.pop()!;
