@@ -96,7 +96,8 @@ const RDF_XML = `<?xml version="1.0"?>
   <dcat:Dataset rdf:about="http://remote.example/x"/>
 </rdf:RDF>`;
 
-const send = (res: ServerResponse, type: string | null, body: string) => res.writeHead(200, type ? { 'content-type': type } : {}).end(body);
+const send = (res: ServerResponse, type: string | null, body: string): void =>
+  void res.writeHead(200, type ? { 'content-type': type } : {}).end(body);
 
 let server: Awaited<ReturnType<typeof startFileServer>>;
 test.before(async () => {
@@ -106,7 +107,7 @@ test.before(async () => {
     '/plain': (_req, res) => send(res, 'text/plain', PAGE_2.replace(/hydra:nextPage <catalog.jsonld>/, 'a hydra:PagedCollection')),
     '/broken.ttl': (_req, res) => send(res, 'text/turtle', `${PREFIXES}<a> dct:title "unterminated .`),
     '/broken.jsonld': (_req, res) => send(res, 'application/ld+json', '{"@context": 5}'),
-    '/down.ttl': (_req, res) => res.writeHead(503).end(),
+    '/down.ttl': (_req, res) => void res.writeHead(503).end(),
     '/catalog.rdf': (_req, res) => send(res, 'application/rdf+xml', RDF_XML),
     '/loop.ttl': (_req, res) => send(res, 'text/turtle', `${PREFIXES}<loop.ttl> hydra:next <loop.ttl> .`),
   });

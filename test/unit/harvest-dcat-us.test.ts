@@ -172,24 +172,28 @@ test('a data.json answering 503 is SourceUnavailable; one that is not JSON or ha
   t.regex((await t.throwsAsync(refused, { instanceOf: SourceInvalid })).message, /loopback/);
 });
 
-test('the document is fetched once per run, and a page whose cursor names another copy of the document (republished mid-run) starts again from its first dataset', async (t) => {
-  const { pages } = await readAll(`${server.url}/counted.json`, 50);
-  t.is(pages, 7);
-  t.is(server.hits.filter((h) => h === '/counted.json').length, 1, 'seven pages, one fetch');
+// Serial: the cache holds a few documents, and the other tests read five more at once.
+test.serial(
+  'the document is fetched once per run, and a page whose cursor names another copy of the document (republished mid-run) starts again from its first dataset',
+  async (t) => {
+    const { pages } = await readAll(`${server.url}/counted.json`, 50);
+    t.is(pages, 7);
+    t.is(server.hits.filter((h) => h === '/counted.json').length, 1, 'seven pages, one fetch');
 
-  // Page 2 of a run that began on another copy of the document (the cursor's digest differs): it starts over.
-  const url = `${server.url}/republished.json`;
-  const first = await sourceReader('dcat-us', url, { pageSize: 2, allowPrivateNetworks: true }).readPage(null, READ);
-  t.deepEqual(
-    first.items.map((i) => (i as { record: HarvestRecord }).record.remoteId),
-    ['r-1-0', 'r-1-1'],
-  );
-  const stale = { ...first.next!, digest: 'a digest of another document' };
-  const again = await sourceReader('dcat-us', url, { pageSize: 2, allowPrivateNetworks: true }).readPage(stale, READ);
-  t.deepEqual(
-    again.items.map((i) => (i as { record: HarvestRecord }).record.remoteId),
-    ['r-1-0', 'r-1-1'],
-    'the cached document, under another digest, is read from its start',
-  );
-  t.is(again.next?.offset, 2);
-});
+    // Page 2 of a run that began on another copy of the document (the cursor's digest differs): it starts over.
+    const url = `${server.url}/republished.json`;
+    const first = await sourceReader('dcat-us', url, { pageSize: 2, allowPrivateNetworks: true }).readPage(null, READ);
+    t.deepEqual(
+      first.items.map((i) => (i as { record: HarvestRecord }).record.remoteId),
+      ['r-1-0', 'r-1-1'],
+    );
+    const stale = { ...first.next!, digest: 'a digest of another document' };
+    const again = await sourceReader('dcat-us', url, { pageSize: 2, allowPrivateNetworks: true }).readPage(stale, READ);
+    t.deepEqual(
+      again.items.map((i) => (i as { record: HarvestRecord }).record.remoteId),
+      ['r-1-0', 'r-1-1'],
+      'the cached document, under another digest, is read from its start',
+    );
+    t.is(again.next?.offset, 2);
+  },
+);
