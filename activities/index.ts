@@ -2,6 +2,7 @@ import { deleteDeletedDataset, deleteDraftRecord, deleteDraftResources, flagDraf
 import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../src/domain/groups/purge.ts';
 import { syncDatasetSearch } from '../src/search/sync.ts';
 import { adminJobActivities } from './admin-jobs.ts';
+import { harvestActivities } from './harvest.ts';
 import type { ActivityServices } from './services.ts';
 import { pipelineActivities } from './pipeline.ts';
 import { siteDataActivities } from './site-data.ts';
@@ -13,8 +14,9 @@ import type { StorageSweepCounts } from '../src/domain/jobs/port.ts';
  * Builds the activities from the app's services; the worker calls this once. Each activity forks its
  * own EntityManager and calls into src/domain, so retries never share state.
  */
-export function createActivities({ orm, storage, config, search }: ActivityServices) {
+export function createActivities({ orm, storage, config, search, jobs, log }: ActivityServices) {
   return {
+    ...harvestActivities({ orm, storage, config, search, jobs, log }),
     ...pipelineActivities({ orm, storage, config, search }),
     ...adminJobActivities({ orm, config }),
     ...siteDataActivities({ orm, storage, config, search }),

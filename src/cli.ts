@@ -72,16 +72,19 @@ async function worker(config: Config, log: Logger) {
   const storage = (await import('./storage/index.ts')).createObjectStore(config.storage);
   await storage.ensureReady();
   const search = (await import('./search/search-services.ts')).createSearchServices(config, log);
+  // The jobs a harvest page starts after its writes (search sync).
+  const jobs = await (await import('./temporal/gateway.ts')).TemporalJobs.connect({ ...config.temporal, lazy: true });
   const running = await (
     await temporalWorker()
   ).startWorker({
     ...config.temporal,
-    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config, search }),
+    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config, search, jobs, log }),
     log,
     onFatal: shutdown.fail,
   });
   await shutdown.requested;
   await running.stop();
+  await jobs.close();
   await search.close();
   await db.stop();
 }

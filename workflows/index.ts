@@ -8,3 +8,4 @@ export { enqueueAllWorkflow } from './enqueue-all.ts';
 export { linkCheckWorkflow } from './link-check.ts';
 export { reindexMetadataWorkflow } from './reindex-metadata.ts';
 export { sweepStorageWorkflow } from './sweep-storage.ts';
+export { harvestWorkflow } from './harvest.ts';

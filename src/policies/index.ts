@@ -49,6 +49,8 @@ const rules = {
   'dataset:purge': (a: Actor, s: DatasetSubject) => a.sysadmin || hasRole(s.orgRole, 'admin'),
   'self:manage': (a: Actor) => a.userId !== null,
   'site:administer': (a: Actor) => a.sysadmin,
+  /** Harvest sources point the server at any address and write into any organization: sysadmins only. */
+  'harvest:administer': (a: Actor) => a.sysadmin,
 } satisfies Record<string, (actor: Actor, subject: never) => boolean>;
 
 export type Action = keyof typeof rules;

@@ -116,7 +116,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {
-      const activities = createActivities({ orm: db.orm, storage, config, search });
+      const activities = createActivities({ orm: db.orm, storage, config, search, jobs, log });
       const worker = await startWorker({ ...config.temporal, address, activities, log, onFatal: opts.onFatal });
       stack.push({ name: 'worker', stop: () => worker.stop() });
     }

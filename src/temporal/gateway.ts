@@ -19,15 +19,17 @@ import {
   LINK_CHECK_WORKFLOW_ID,
   REINDEX_WORKFLOW_ID,
   deleteDraftWorkflowId,
+  harvestWorkflowId,
   pipelineWorkflowId,
   publishSyncWorkflowId,
   purgeDatasetWorkflowId,
   purgeOrgWorkflowId,
 } from '../domain/jobs/ids.ts';
-import type { JobFilter, JobStart, Jobs, LinkCheckOptions } from '../domain/jobs/port.ts';
+import type { HarvestSchedule, JobFilter, JobStart, Jobs, LinkCheckOptions } from '../domain/jobs/port.ts';
 import type { PageRequest } from '../domain/pagination.ts';
 import type * as workflows from '../../workflows/index.ts';
 import { countJobs, jobsQuery, listJobRuns } from './job-visibility.ts';
+import { ensureHarvestSchedule, removeHarvestSchedule } from './schedules.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
@@ -118,6 +120,37 @@ export class TemporalJobs implements Jobs {
     });
     if (running) return { workflowId: running.workflowId, runId: running.runId, uiUrl: this.workflowUiUrl(running.workflowId) };
     return this.start('linkCheckWorkflow', LINK_CHECK_WORKFLOW_ID, [options], 'USE_EXISTING');
+  }
+
+  // Joins a run already going, whether a request started it (`harvest-<id>`) or the schedule did (`harvest-<id>-<time>`).
+  async startHarvest(sourceId: string) {
+    const running = await this.runningHarvest(sourceId);
+    if (running) return { ...running, uiUrl: this.workflowUiUrl(running.workflowId), joined: true };
+    // USE_EXISTING: two requests racing past the check above still get one run.
+    const started = await this.start('harvestWorkflow', harvestWorkflowId(sourceId), [{ sourceId }], 'USE_EXISTING');
+    return { ...started, joined: false };
+  }
+
+  async setHarvestSchedule(sourceId: string, schedule: HarvestSchedule | null) {
+    await this.call(async () => {
+      if (schedule) await ensureHarvestSchedule(this.client, { sourceId, cron: schedule.cron, taskQueue: this.taskQueue });
+      else await removeHarvestSchedule(this.client, sourceId);
+    });
+  }
+
+  private async runningHarvest(sourceId: string): Promise<{ workflowId: string; runId: string } | undefined> {
+    const workflowId = harvestWorkflowId(sourceId);
+    try {
+      const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
+      if (description.status.name === 'RUNNING') return { workflowId, runId: description.runId };
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    const query = `${jobsQuery(this.taskQueue, { type: 'harvest', status: 'running' })} AND WorkflowId STARTS_WITH '${workflowId}-'`;
+    return this.call(async () => {
+      for await (const info of this.client.workflow.list({ query, pageSize: 1 })) return { workflowId: info.workflowId, runId: info.runId };
+      return undefined;
+    });
   }
 
   list(filter: JobFilter, req: PageRequest) {

@@ -42,3 +42,36 @@ export const STORE_WALK_ACTIVITY: ActivityOptions = {
   heartbeatTimeout: '2 minutes',
   retry: { ...RETRY_TRANSIENT, maximumAttempts: 3 },
 };
+
+/**
+ * Retries of a harvest page when the source is down for now (`SourceUnavailable`: a 5xx, a timeout):
+ * 5 attempts over about half a minute, then the run fails saying so. A source that answered with
+ * something no retry changes (`SourceInvalid`) fails the run at once.
+ */
+export const HARVEST_SOURCE_RETRY = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 5,
+  nonRetryableErrorTypes: ['SourceInvalid'],
+};
+
+/**
+ * One page of a harvest source, read and applied record by record: a heartbeat per record, so a worker
+ * that dies mid-page is noticed within seconds and the page is read again elsewhere (the records it
+ * had applied are found done, not applied twice).
+ */
+export const HARVEST_PAGE_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: HARVEST_SOURCE_RETRY,
+};
+
+/** The start and the end of a harvest run (its row; the end also marks what the source no longer has). */
+export const HARVEST_BOOKKEEPING_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  retry: RETRY_TRANSIENT,
+};
+
+/** Pages per workflow run before continue-as-new, so a long source keeps a small history. */
+export const HARVEST_PAGES_PER_RUN = 50;

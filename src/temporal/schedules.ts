@@ -1,5 +1,5 @@
-import { ScheduleAlreadyRunning, type Client, type ScheduleDescription } from '@temporalio/client';
-import { LINK_CHECK_WORKFLOW_ID, SWEEP_STORAGE_WORKFLOW_ID } from '../domain/jobs/ids.ts';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
+import { LINK_CHECK_WORKFLOW_ID, SWEEP_STORAGE_WORKFLOW_ID, harvestScheduleId, harvestWorkflowId } from '../domain/jobs/ids.ts';
 import type { LinkCheckOptions, StorageSweepOptions } from '../domain/jobs/port.ts';
 
 export const LINK_CHECK_SCHEDULE_ID = 'link-check';
@@ -96,3 +96,44 @@ export const ensureStorageSweepSchedule = (
     intervalMs: opts.intervalMs,
     args: [opts.workflowOptions],
   });
+
+/**
+ * `harvest-schedule-<sourceId>`: the source's harvest on its cron (UTC), each run `harvest-<sourceId>-<time>`;
+ * a run still going when the next is due makes the schedule skip that one. Created, or replaced in place.
+ */
+export async function ensureHarvestSchedule(client: Client, opts: { sourceId: string; cron: string; taskQueue: string }) {
+  const scheduleId = harvestScheduleId(opts.sourceId);
+  const spec = { cronExpressions: [opts.cron] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: 'harvestWorkflow',
+    workflowId: harvestWorkflowId(opts.sourceId),
+    taskQueue: opts.taskQueue,
+    args: [{ sourceId: opts.sourceId }],
+  };
+  // A schedule deleted a moment ago is gone for describe but still holds its id for create: wait it out.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.schedule.create({ scheduleId, spec, action, policies: { overlap: 'SKIP', catchupWindow: '10 minutes' } });
+      return 'created';
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    try {
+      await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
+      return 'updated';
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError) || attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** Removes a source's schedule; none there is fine. */
+export async function removeHarvestSchedule(client: Client, sourceId: string) {
+  try {
+    await client.schedule.getHandle(harvestScheduleId(sourceId)).delete();
+  } catch (err) {
+    if (!(err instanceof ScheduleNotFoundError)) throw err;
+  }
+}

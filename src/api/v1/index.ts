@@ -1,5 +1,6 @@
 import type { Route } from '../../http/route.ts';
 import { adminDataRoutes } from './admin/data/index.ts';
+import { adminHarvestSourceRoutes } from './admin/harvest-sources/index.ts';
 import { adminHealthRoutes } from './admin/health/index.ts';
 import { adminJobRoutes } from './admin/jobs/index.ts';
 import { adminSearchRoutes } from './admin/search/index.ts';
@@ -34,4 +35,5 @@ export const v1Routes: Route[] = [
   ...adminSearchRoutes,
   ...adminHealthRoutes,
   ...adminStorageRoutes,
+  ...adminHarvestSourceRoutes,
 ];

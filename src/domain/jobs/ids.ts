@@ -10,6 +10,10 @@ export const deleteDraftWorkflowId = (datasetId: string) => `delete-draft-${data
 export const purgeDatasetWorkflowId = (datasetId: string) => `purge-dataset-${datasetId}`;
 export const publishSyncWorkflowId = (datasetId: string) => `publish-sync-${datasetId}`;
 export const pipelineWorkflowId = (resourceId: string) => `pipeline-${resourceId}`;
+/** A harvest source's run; its schedule starts `harvest-<id>-<time>` (Temporal appends the time). */
+export const harvestWorkflowId = (sourceId: string) => `harvest-${sourceId}`;
+/** The Temporal Schedule of a harvest source with a `schedule`. */
+export const harvestScheduleId = (sourceId: string) => `harvest-schedule-${sourceId}`;
 export const DELETE_ALL_DATA_WORKFLOW_ID = 'delete-all-data';
 export const ENQUEUE_ALL_WORKFLOW_ID = 'enqueue-all';
 export const LINK_CHECK_WORKFLOW_ID = 'link-check';
@@ -28,6 +32,7 @@ export const JOB_TYPES = {
   'link-check': 'linkCheckWorkflow',
   'reindex-metadata': 'reindexMetadataWorkflow',
   'sweep-storage': 'sweepStorageWorkflow',
+  harvest: 'harvestWorkflow',
 } as const;
 export type JobType = keyof typeof JOB_TYPES;
 export const JOB_TYPE_NAMES = Object.keys(JOB_TYPES) as [JobType, ...JobType[]];

@@ -27,6 +27,13 @@ export interface Jobs {
   startReindex(): Promise<JobStart>;
   /** A link check now; one already running (started here or by the schedule) is joined. */
   startLinkCheck(options: LinkCheckOptions): Promise<JobStart>;
+  /**
+   * `harvest-<sourceId>`: a run of the source; one already going (started here or by its schedule) is
+   * joined (`joined: true`, its workflow id and current run id).
+   */
+  startHarvest(sourceId: string): Promise<JobStart & { joined: boolean }>;
+  /** Creates, updates (`schedule` given) or deletes (null) the Temporal Schedule `harvest-schedule-<sourceId>`. */
+  setHarvestSchedule(sourceId: string, schedule: HarvestSchedule | null): Promise<void>;
   /** This deployment's job runs, running first, then the most recently closed. */
   list(filter: JobFilter, req: PageRequest): Promise<Page<JobRun>>;
   /** Counts of this deployment's jobs per status, overall and per type. */
@@ -40,6 +47,11 @@ export interface JobStart {
   workflowId: string;
   runId: string;
   uiUrl: string;
+}
+
+/** When a harvest source runs: a cron expression (five fields, UTC), `daily` and `weekly` already turned into one. */
+export interface HarvestSchedule {
+  cron: string;
 }
 
 export interface JobFilter {

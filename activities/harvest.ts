@@ -1,0 +1,63 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import pino from 'pino';
+import { HarvestRun, HarvestSource } from '../src/entities/index.ts';
+import type { DomainContext } from '../src/domain/context.ts';
+import { applyHarvestItem, finishHarvestRun } from '../src/domain/harvest/apply.ts';
+import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
+import type { HarvestCursor } from '../src/harvest/record.ts';
+import { sourceReader } from '../src/harvest/readers/index.ts';
+import type { ActivityServices } from './services.ts';
+
+const noLog = pino({ enabled: false });
+
+/** The deadline of each request to the source. */
+const SOURCE_TIMEOUT_MS = 60_000;
+
+/**
+ * The harvest's activities: the run's row, one page read and applied, the end. Each is safe to repeat:
+ * the row is keyed by the run id, each record by (run, remote id), pages only go up.
+ */
+export function harvestActivities({ orm, storage, config, search, jobs, log }: ActivityServices) {
+  const domain = (): DomainContext => {
+    if (!jobs) throw ApplicationFailure.nonRetryable('This worker was started without the jobs client a harvest needs.');
+    return { em: orm.em.fork(), config, log: log ?? noLog, jobs, storage, search };
+  };
+  /** The source and the run's row, or null when either is gone (the source was deleted mid-run). */
+  const load = async (ctx: DomainContext, run: BegunRun) => {
+    const source = await ctx.em.findOne(HarvestSource, { id: run.sourceId });
+    const row = await ctx.em.findOne(HarvestRun, { id: run.runRowId });
+    return source && row ? { source, row } : null;
+  };
+  return {
+    async beginHarvestRun(sourceId: string, workflowId: string, runId: string, full: boolean): Promise<BegunRun | null> {
+      return beginHarvestRun(orm.em.fork(), sourceId, workflowId, runId, { full });
+    },
+    /** Reads the page at `cursor` and applies each of its items; the run's pages become at least `pageNo`. */
+    async harvestPage(run: BegunRun, cursor: HarvestCursor | null, pageNo: number, pageSize: number | null) {
+      const ctx = domain();
+      const loaded = await load(ctx, run);
+      if (!loaded) return { next: null, gone: true };
+      const { source, row } = loaded;
+      const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
+      const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
+      for (const item of page.items) {
+        await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
+        Context.current().heartbeat();
+      }
+      await recordRunPages(ctx.em, run.runRowId, pageNo);
+      return { next: page.next, gone: false };
+    },
+    /** Marks what a full run no longer found, and the run succeeded. */
+    async finishHarvestRun(run: BegunRun): Promise<{ removed: number }> {
+      const ctx = domain();
+      const loaded = await load(ctx, run);
+      if (!loaded) return { removed: 0 };
+      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full });
+      await endHarvestRun(ctx.em, run.runRowId, { status: 'succeeded' });
+      return result;
+    },
+    async failHarvestRun(runRowId: string, reason: string): Promise<void> {
+      await endHarvestRun(orm.em.fork(), runRowId, { status: 'failed', reason });
+    },
+  };
+}

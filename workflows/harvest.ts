@@ -1,0 +1,75 @@
+import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_RUN } from '../src/temporal/policies.ts';
+
+/** The run's row as its pages need it, and where the reader is: the activities' own types. */
+type BegunRun = NonNullable<Awaited<ReturnType<Activities['beginHarvestRun']>>>;
+type HarvestCursor = NonNullable<Parameters<Activities['harvestPage']>[1]>;
+
+const { beginHarvestRun, finishHarvestRun, failHarvestRun } = proxyActivities<Activities>(HARVEST_BOOKKEEPING_ACTIVITY);
+const { harvestPage } = proxyActivities<Activities>(HARVEST_PAGE_ACTIVITY);
+
+export interface HarvestWorkflowInput {
+  sourceId: string;
+  /** Read everything, also where the source could answer only what changed since the last run. */
+  full?: boolean;
+  /** Records per page asked of the source (the reader's default otherwise). */
+  pageSize?: number;
+  pagesPerRun?: number;
+  /** Carried across continue-as-new: the run's row, where the reader is, the pages read. */
+  run?: BegunRun;
+  cursor?: HarvestCursor | null;
+  pages?: number;
+}
+
+export interface HarvestResult {
+  status: 'succeeded' | 'source-gone';
+  pages: number;
+  removed: number;
+}
+
+/**
+ * `harvest-<sourceId>` (and `harvest-<sourceId>-<time>` from its schedule): reads the source a page per
+ * activity and applies each record (created, updated, unchanged or failed with its reason), then marks
+ * what a full run no longer found. Continues as new every few pages with its cursor. A source still
+ * unreachable after the page's retries, or answering what no harvest can read, fails the run with the
+ * reason on its row; the records already brought stay.
+ */
+export async function harvestWorkflow(input: HarvestWorkflowInput): Promise<HarvestResult> {
+  const { sourceId, pageSize, pagesPerRun = HARVEST_PAGES_PER_RUN } = input;
+  const info = workflowInfo();
+  const run = input.run ?? (await beginHarvestRun(sourceId, info.workflowId, info.firstExecutionRunId, input.full ?? false));
+  let pages = input.pages ?? 0;
+  if (!run) return { status: 'source-gone', pages, removed: 0 };
+  let cursor = input.cursor ?? null;
+  try {
+    for (let i = 0; i < pagesPerRun; i++) {
+      const page = await harvestPage(run, cursor, pages + 1, pageSize ?? null);
+      if (page.gone) return { status: 'source-gone', pages, removed: 0 };
+      pages++;
+      if (page.next === null) {
+        const { removed } = await finishHarvestRun(run);
+        return { status: 'succeeded', pages, removed };
+      }
+      cursor = page.next;
+    }
+  } catch (err) {
+    const reason = failureReason(err);
+    await failHarvestRun(run.runRowId, reason);
+    throw ApplicationFailure.create({ type: 'HarvestFailed', message: reason, nonRetryable: true, cause: err as Error });
+  }
+  return continueAsNew<typeof harvestWorkflow>({ ...input, run, cursor, pages });
+}
+
+/** What an operator reads on the run's row: why the source could not be harvested. */
+function failureReason(err: unknown): string {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof ApplicationFailure && cause.type === 'SourceUnavailable') {
+    return `The source could not be reached (5 attempts with backoff): ${message}`;
+  }
+  if (cause instanceof ApplicationFailure && cause.type === 'SourceInvalid') {
+    return `The source answered with something a harvest cannot read: ${message}`;
+  }
+  return `The harvest failed: ${message}`;
+}
