@@ -25,7 +25,15 @@ const { pg, temporal } = engines;
 process.env.TEST_PG_URL = pg.url('postgres');
 process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
 // A link for the link check and the pipeline's fetch step, served on loopback.
-const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n'));
+// And a DCAT-US data.json of two datasets for a harvest.
+const dataJson = JSON.stringify({
+  dataset: ['one', 'two'].map((n) => ({ identifier: `history-${n}`, title: `History ${n}`, keyword: ['history'], accessLevel: 'public' })),
+});
+const site = http.createServer((req, res) =>
+  req.url === '/data.json'
+    ? res.writeHead(200, { 'content-type': 'application/json' }).end(dataJson)
+    : res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n'),
+);
 await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
 const linkUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/data.csv`;
 
@@ -73,6 +81,21 @@ try {
     args: [{ olderThanSeconds: 0 }],
   });
   recorded['sweep-storage'] = ids.SWEEP_STORAGE_WORKFLOW_ID;
+
+  // A harvest of a DCAT-US data.json, read two pages of one dataset each.
+  const source = ok(
+    await app.api.post(
+      '/api/v1/admin/harvest-sources',
+      { name: 'history-source', type: 'dcat-us', url: linkUrl.replace('/data.csv', '/data.json'), organization: org.id },
+      auth,
+    ),
+  ).body;
+  await client.workflow.execute('harvestWorkflow', {
+    workflowId: ids.harvestWorkflowId(source.id),
+    taskQueue: app.almanac.services.config.temporal.taskQueue,
+    args: [{ sourceId: source.id, pageSize: 1 }],
+  });
+  recorded.harvest = ids.harvestWorkflowId(source.id);
 
   const draft = ok(await app.api.post('/api/v1/packages/drafts', { name: 'history-draft' }, auth)).body;
   ok(await app.api.delete(`/api/v1/packages/${draft.id}`, auth));
