@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   upload_session_closed: { status: 409, title: 'Upload URL no longer in use' },
+  harvested_dataset: { status: 409, title: 'Managed by a harvest source' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   upload_too_large: { status: 413, title: 'Upload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -123,6 +124,12 @@ export const tooManyRequests = (
 export const unsupportedFilter = (detail: string, errors: FieldError[]) => new DomainError('unsupported_filter', detail, errors);
 export const publishRequirementsMissing = (missing: FieldError[]) =>
   new DomainError('publish_requirements_missing', 'The draft cannot be published yet.', missing);
+/** A harvested dataset follows its source: hand edits would be overwritten by the next run (issue 18). */
+export const harvestedDataset = (sourceName: string) =>
+  new DomainError(
+    'harvested_dataset',
+    `This dataset is managed by harvest source ${sourceName}; delete the source without purge to detach it, then edit.`,
+  );
 export const uploadTooLarge = (maxBytes: number) =>
   new DomainError('upload_too_large', `Files larger than ${maxBytes} bytes cannot be uploaded here.`);
 export const uploadUrlExpired = () => new DomainError('upload_url_expired', 'This upload URL has expired; ask for a new one.');

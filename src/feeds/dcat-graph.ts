@@ -6,6 +6,9 @@ import { dcat, dct, foaf, hydra, rdf, rdfs, spdx, vcard, xsd } from './vocabular
 
 const { namedNode, blankNode, literal, quad } = DataFactory;
 
+const adms = (local: string) => namedNode(`http://www.w3.org/ns/adms#${local}`);
+const skos = (local: string) => namedNode(`http://www.w3.org/2004/02/skos/core#${local}`);
+
 type Subject = NamedNode | BlankNode;
 
 /** Where the catalog lives and what it is called: PUBLIC_URL and the site name. */
@@ -125,14 +128,33 @@ function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, 
   return node;
 }
 
+/**
+ * A harvested dataset's origin: its id at the source as `adms:identifier`, and the record it was made
+ * from as `dct:source` (a dcat:Dataset, titled like this one, as DCAT-AP's shapes want of its range).
+ */
+function addProvenance(graph: Graph, node: NamedNode, harvest: NonNullable<FeedDataset['harvest']>, title: string, description: string) {
+  const identifier = blankNode(`remote-id-${node.value}`);
+  graph.add(node, adms('identifier'), identifier);
+  graph.add(identifier, rdf('type'), adms('Identifier'));
+  graph.add(identifier, skos('notation'), literal(harvest.remoteId));
+  const source = httpIri(harvest.remoteUrl) ?? httpIri(harvest.remoteId);
+  if (!source || source.value === node.value) return;
+  graph.add(node, dct('source'), source);
+  graph.add(source, rdf('type'), dcat('Dataset'));
+  graph.text(source, dct('title'), title);
+  graph.text(source, dct('description'), description);
+}
+
 function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): NamedNode {
   const node = namedNode(datasetIri(site, dataset.id));
   const title = dataset.title?.trim() || dataset.name;
+  const description = dataset.notes?.trim() || title;
   graph.add(node, rdf('type'), dcat('Dataset'));
   graph.text(node, dct('title'), title);
   // dct:description is mandatory in DCAT-AP; a dataset without notes is described by its title.
-  graph.text(node, dct('description'), dataset.notes?.trim() || title);
+  graph.text(node, dct('description'), description);
   graph.add(node, dct('identifier'), literal(dataset.id));
+  if (dataset.harvest) addProvenance(graph, node, dataset.harvest, title, description);
   for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
   graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
   graph.add(node, dct('modified'), dateTime(dataset.updatedAt));

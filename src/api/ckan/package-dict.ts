@@ -88,6 +88,22 @@ export function resourceDict(r: Resource) {
   };
 }
 
+/**
+ * Where a harvested dataset came from, as key/value extras under the keys ckanext-harvest uses
+ * (`harvest_source_id`) and ours for the rest; none for datasets made here.
+ */
+function harvestExtras(d: CatalogDataset['dataset']): Array<{ key: string; value: string }> {
+  const source = d.harvestSource as { id: string } | null | undefined;
+  if (!source || !d.harvestRemoteId) return [];
+  const extras = {
+    harvest_source_id: source.id,
+    harvest_remote_id: d.harvestRemoteId,
+    harvest_remote_url: d.harvestRemoteUrl,
+    harvested_at: ckanTimestamp(d.harvestedAt),
+  };
+  return Object.entries(extras).flatMap(([key, value]) => (value ? [{ key, value }] : []));
+}
+
 export function packageDict({ dataset: d, organization, resources }: CatalogDataset) {
   const license = licenseFor(d.licenseId);
   const tags = (d.tags.getItems() as Tag[]).map(tagDict).sort((a, b) => a.name.localeCompare(b.name));
@@ -128,7 +144,7 @@ export function packageDict({ dataset: d, organization, resources }: CatalogData
     num_tags: tags.length,
     tags,
     groups,
-    extras: [] as Array<{ key: string; value: string }>,
+    extras: harvestExtras(d),
     relationships_as_object: [],
     relationships_as_subject: [],
     resources: resources.map(resourceDict),

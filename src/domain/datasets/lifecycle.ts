@@ -6,6 +6,7 @@ import type { DomainContext } from '../context.ts';
 import { conflict, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
+import { assertNotHarvested } from './harvested.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
 import { presentDataset } from './present.ts';
 
@@ -81,6 +82,7 @@ export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: 
     const tx = { ...ctx, em };
     const { dataset, subject, roles } = await loadVisibleDataset(tx, actor, nameOrId, ['draft', 'active']);
     authorize(actor, 'dataset:edit', subject);
+    await assertNotHarvested(tx, dataset);
     await applyDatasetFields(tx, actor, roles, dataset, input, dataset.state === 'draft' ? 'partial' : 'full');
     await flushDataset(tx);
     return detail(tx, dataset);
@@ -129,10 +131,15 @@ export async function deleteDataset(ctx: DomainContext, actor: Actor, nameOrId: 
   authorize(actor, 'dataset:delete', subject);
   if (dataset.state === 'draft') return ctx.jobs.deleteDraft(dataset.id);
   if (dataset.state === 'deleted') return;
-  dataset.state = 'deleted';
-  dataset.deletedAt = new Date();
+  softDeleteDataset(dataset);
   await ctx.em.flush();
   await ctx.jobs.syncSearch(dataset.id);
+}
+
+/** An active dataset soft-deleted (not flushed); the caller syncs search after its commit. */
+export function softDeleteDataset(dataset: Dataset) {
+  dataset.state = 'deleted';
+  dataset.deletedAt = new Date();
 }
 
 export async function restoreDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {

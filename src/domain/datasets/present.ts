@@ -1,5 +1,6 @@
 import type { Dataset, Group, Resource, Tag } from '../../entities/index.ts';
 import { presentResource } from '../resources/present.ts';
+import { presentProvenance } from './harvested.ts';
 
 const groupRef = (g: Group) => ({ id: g.id, name: g.name, title: g.title });
 
@@ -28,6 +29,7 @@ export function presentDataset(d: Dataset, opts: { resources?: Resource[] } = {}
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
     publishedAt: d.publishedAt?.toISOString() ?? null,
+    harvest: presentProvenance(d),
     ...(opts.resources ? { resources: opts.resources.map(presentResource) } : {}),
     ...(d.state === 'draft' ? { deletionIncomplete: d.deletionIncomplete } : {}),
   };

@@ -8,6 +8,7 @@ import type { DomainContext } from '../context.ts';
 import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
+import { assertNotHarvested } from '../datasets/harvested.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { sourceKey } from '../../storage/keys.ts';
@@ -70,6 +71,7 @@ export async function loadVisibleResource(ctx: DomainContext, actor: Actor, id: 
 async function loadEditableDataset(ctx: DomainContext, actor: Actor, datasetId: string) {
   const loaded = await loadVisibleDataset(ctx, actor, datasetId, ['draft', 'active']);
   authorize(actor, 'dataset:edit', loaded.subject);
+  await assertNotHarvested(ctx, loaded.dataset);
   return loaded;
 }
 
@@ -105,6 +107,7 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
+  await assertNotHarvested(ctx, dataset);
   const before = { url: resource.url ?? null, urlType: resource.urlType, format: resource.format ?? null };
   resource.name = input.name ?? null;
   resource.description = input.description ?? null;
@@ -139,6 +142,7 @@ export async function deleteResource(ctx: DomainContext, actor: Actor, id: strin
   const { resource, dataset, subject } = await loadVisibleResource(ctx, actor, id);
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
+  await assertNotHarvested(ctx, dataset);
   await removeResourceFiles(ctx.storage, [resource.id]);
   await ctx.em.nativeDelete(Resource, { id: resource.id });
   await removeResourceFiles(ctx.storage, [resource.id]);

@@ -103,10 +103,11 @@ export const packageRoutes = [
   defineRoute({
     method: 'put',
     path: '/packages/{nameOrId}',
-    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
+    problems: ['conflict', 'harvested_dataset', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
-    summary: 'Update: partial on a draft (null clears; name null regenerates the placeholder), full replacement on an active dataset',
+    summary:
+      'Update: partial on a draft (null clears; name null regenerates the placeholder), full replacement on an active dataset. A harvested dataset is 409 harvested_dataset (its source manages it) until the source is deleted without purge',
     params: nameOrIdParams,
     body: DatasetFields,
     response: DatasetRecord,
@@ -181,7 +182,7 @@ export const packageRoutes = [
       'GET /resources/{id}/pipeline-status': { id: '$response.body#/id' },
       'GET /resources/{id}/download': { id: '$response.body#/id' },
     },
-    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
+    problems: ['conflict', 'harvested_dataset', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     status: 201,
@@ -194,7 +195,7 @@ export const packageRoutes = [
   defineRoute({
     method: 'put',
     path: '/packages/{id}/resources/reorder',
-    problems: ['jobs_unavailable', 'search_sync_failed'],
+    problems: ['harvested_dataset', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     summary: 'Reorder resources: `order` lists every resource id once',

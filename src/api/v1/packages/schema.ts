@@ -1,20 +1,25 @@
 import { z } from 'zod';
+import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
 import { email, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 
 const text = (max: number) => z.string().trim().max(max);
-const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2000);
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(L.url);
 const tag = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(100)
+  .max(L.tagLength, { error: (issue) => `tag "${String(issue.input)}" is ${tooLong(String(issue.input).length, L.tagLength)}` })
   .refine((t) => !t.includes(','), 'must not contain a comma');
 
+/** An array capped at `max` whose 422 says how many came and the cap: "too big: 6,000 resources (at most 5,000)". */
+const capped = <T extends z.ZodType>(item: T, max: number, what: string) =>
+  z.array(item).max(max, { error: (issue) => tooMany((issue.input as unknown[]).length, what, max) });
+
 const resourceFields = {
-  name: text(1000).nullish(),
-  description: text(20_000).nullish(),
-  format: text(100).nullish(),
-  mimetype: text(200).nullish(),
+  name: text(L.resourceName).nullish(),
+  description: text(L.resourceDescription).nullish(),
+  format: text(L.format).nullish(),
+  mimetype: text(L.mimetype).nullish(),
 };
 
 /**
@@ -28,10 +33,10 @@ export const ResourceBody = z
       urlType: z.literal('link').default('link'),
       url: z
         .url({
-          protocol: /^https?$/,
-          error: (issue) => (issue.input == null ? 'is required for a link' : 'must be an http(s) URL'),
+          protocol: LINK_PROTOCOLS,
+          error: (issue) => (issue.input == null ? 'is required for a link' : 'must be an http(s) or ftp URL'),
         })
-        .max(2000),
+        .max(L.url),
     }),
     z.strictObject({
       ...resourceFields,
@@ -44,26 +49,26 @@ export const ResourceBody = z
 /** Writable dataset fields. In a draft PUT an absent key is left alone and null clears it. */
 export const DatasetFields = z.strictObject({
   name: slug.nullish(),
-  title: text(1000).nullish(),
-  notes: text(100_000).nullish(),
+  title: text(L.title).nullish(),
+  notes: text(L.notes).nullish(),
   ownerOrg: z.string().min(1).max(200).nullish().describe('Organization id or name'),
-  licenseId: text(100).min(1).nullish(),
+  licenseId: text(L.licenseId).min(1).nullish(),
   private: z.boolean().nullish(),
-  author: text(300).nullish(),
+  author: text(L.person).nullish(),
   authorEmail: email.nullish(),
-  maintainer: text(300).nullish(),
+  maintainer: text(L.person).nullish(),
   maintainerEmail: email.nullish(),
-  version: text(100).nullish(),
+  version: text(L.version).nullish(),
   url: httpUrl.nullish(),
-  tags: z.array(tag).max(100).nullish().describe('Tag names; created on first use'),
-  groups: z.array(z.string().min(1).max(200)).max(100).nullish().describe('Category names or ids'),
+  tags: capped(tag, L.tags, 'tags').nullish().describe(`Tag names (at most ${L.tags}); created on first use`),
+  groups: capped(z.string().min(1).max(200), L.groups, 'groups').nullish().describe('Category names or ids'),
 });
 
 export const CreateDatasetBody = DatasetFields.extend({
   name: slug,
   ownerOrg: z.string().min(1).max(200).describe('Organization id or name'),
-  licenseId: text(100).min(1),
-  resources: z.array(ResourceBody).max(200).optional(),
+  licenseId: text(L.licenseId).min(1),
+  resources: capped(ResourceBody, L.resources, 'resources').optional().describe(`At most ${L.resources}`),
 });
 
 const GroupRef = z.object({ id: z.uuid(), name: z.string(), title: z.string() });
@@ -110,6 +115,15 @@ export const DatasetRecord = z
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     publishedAt: z.iso.datetime().nullable(),
+    harvest: z
+      .object({
+        sourceId: z.uuid(),
+        remoteId: z.string(),
+        remoteUrl: z.string().nullable(),
+        harvestedAt: z.iso.datetime().nullable(),
+      })
+      .nullable()
+      .describe('Where a harvested dataset came from (its harvest source, the record’s id and page there); null for datasets made here'),
     resources: z.array(ResourceRecord).optional().describe('Detail only'),
     deletionIncomplete: z.boolean().optional().describe('Drafts only'),
   })

@@ -44,7 +44,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'put',
     path: '/resources/{id}',
-    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
+    problems: ['conflict', 'harvested_dataset', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'resources',
     access: 'user',
     summary: 'Replace a resource (org editor); extras is system-managed (422)',
@@ -56,7 +56,7 @@ export const resourceRoutes = [
   defineRoute({
     method: 'delete',
     path: '/resources/{id}',
-    problems: ['jobs_unavailable', 'search_sync_failed'],
+    problems: ['harvested_dataset', 'jobs_unavailable', 'search_sync_failed'],
     tag: 'resources',
     access: 'user',
     summary: 'Delete a resource (org editor)',

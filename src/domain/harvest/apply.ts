@@ -1,0 +1,339 @@
+import { createHash } from 'node:crypto';
+import { DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  Dataset,
+  Group,
+  HarvestRunRecord,
+  Resource,
+  type HarvestOutcome,
+  type HarvestRun,
+  type HarvestSource,
+} from '../../entities/index.ts';
+import type { HarvestItem, HarvestRecord } from '../../harvest/record.ts';
+import type { DomainContext } from '../context.ts';
+import { datasetLimitErrors, LINK_PROTOCOLS } from '../datasets/limits.ts';
+import { resolveTags } from '../datasets/references.ts';
+import type { FieldError } from '../errors.ts';
+import { invalidateOutputs } from '../pipeline/record.ts';
+import { startPipeline } from '../pipeline/start.ts';
+import { removeResourceFiles } from '../resources/file-removal.ts';
+import { buildResource } from '../resources/resources.ts';
+import { email } from '../users/fields.ts';
+import { baseName, freeDatasetName, slugFrom } from './names.ts';
+
+export { finishHarvestRun, harvestRunCounts, type HarvestRunCounts } from './runs.ts';
+
+/**
+ * Harvested records carry no license more often than not; CKAN's own "License not specified" stands in,
+ * so the record can be active (a license is one of the publish requirements).
+ */
+const NO_LICENSE = 'notspecified';
+
+/** A record as it is written: tags split and deduplicated, one resource per URL. Its hash decides `unchanged`. */
+type MappedRecord = Omit<HarvestRecord, 'modified'>;
+
+/**
+ * The same record as CKAN would read it: a tag holding commas is CKAN's `tag_string`, so it is split
+ * there (Almanac refuses commas in tag names, as CKAN does); tags trimmed and deduplicated; a resource
+ * per URL, the first one listing it (a URL is unique within a dataset); no blank URLs.
+ */
+export function mapRecord(source: HarvestRecord): MappedRecord {
+  const record = storable(source);
+  const tags = [
+    ...new Set(
+      record.tags
+        .flatMap((t) => t.split(','))
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ].sort(); // one order for every run: concurrent first uses of tags lock them in the same order
+  const seen = new Set<string>();
+  const resources = record.resources.map((r) => ({ ...r, url: r.url.trim() })).filter((r) => r.url && !seen.has(r.url) && seen.add(r.url));
+  const { modified: _modified, ...rest } = record;
+  return { ...rest, tags, resources, licenseId: record.licenseId || NO_LICENSE };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text PostgreSQL can store: real catalogs hold unpaired surrogates (a JSON escape cut in half) and NUL
+ * characters, which POST /packages refuses; a harvest cannot ask the source to mend them, so a lone
+ * surrogate becomes U+FFFD and a NUL goes.
+ */
+function storable<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\ufffd').replaceAll('\0', '') as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, storable(v)])) as T;
+  }
+  return value;
+}
+
+/** What POST /packages would refuse in this record, with the same messages (src/domain/datasets/limits.ts). */
+export function recordErrors(r: MappedRecord): FieldError[] {
+  const errors = datasetLimitErrors(r);
+  const isUrl = (value: string, protocols: RegExp) => {
+    try {
+      return protocols.test(new URL(value).protocol.replace(/:$/, ''));
+    } catch {
+      return false;
+    }
+  };
+  if (r.url && !isUrl(r.url, /^https?$/)) errors.push({ path: 'url', message: 'must be an http(s) URL' });
+  for (const key of ['authorEmail', 'maintainerEmail'] as const) {
+    if (r[key] && !email.safeParse(r[key]).success) errors.push({ path: key, message: 'must be an email address' });
+  }
+  r.resources.forEach((res, i) => {
+    if (!isUrl(res.url, LINK_PROTOCOLS)) errors.push({ path: `resources.${i}.url`, message: 'must be an http(s) or ftp URL' });
+  });
+  return errors;
+}
+
+/** sha256 of the mapped record as canonical JSON (keys sorted): equal hashes, nothing to write. */
+export function recordHash(r: MappedRecord): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(r)))
+    .digest('hex');
+}
+
+const describe = (errors: FieldError[]) =>
+  errors
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ')
+    .slice(0, 1000);
+
+/** What the commit left to do outside the transaction. */
+interface FollowUp {
+  outcome: HarvestOutcome;
+  datasetId: string | null;
+  removedResourceIds: string[];
+  reprocessIds: string[];
+}
+
+class RecordFailed extends Error {}
+
+/**
+ * Applies one item of a harvest page: creates, updates or leaves alone the dataset of (source, remote
+ * id), or records why it could not. The dataset's write and the run's record of it (HarvestRunRecord,
+ * keyed by run and remote id) commit in one transaction, so a page replayed after a crash finds the
+ * record done and returns its outcome: nothing is created twice, nothing counted twice. Harvested
+ * datasets are active and published at once, in the source's organization (for CKAN sources, the
+ * record's own, mirrored by name), under the record's name or, when that is taken by a dataset from
+ * elsewhere, the first free `name-2`, `name-3`…
+ *
+ * After the commit, the follow-up work of a hand-made change: publish-sync (search), and the pipeline
+ * again for a link it had processed whose format changed. New links are not fetched here, as with
+ * POST /packages: the pipeline runs them on demand (run-pipeline, enqueue-all), on the worker's task
+ * queue and within its concurrency limits, so a big harvest never floods the fetchers; its fetch keeps
+ * its own guard (http(s) only, no private addresses). Those follow-ups are idempotent and are re-run
+ * when a replay finds the record done, so a crash between the commit and them loses nothing.
+ */
+export async function applyHarvestItem(
+  ctx: DomainContext,
+  source: HarvestSource,
+  run: HarvestRun,
+  item: HarvestItem,
+): Promise<HarvestOutcome> {
+  const remoteId = item.kind === 'record' ? item.record.remoteId : item.remoteId;
+  const done = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
+  if (done) {
+    await followUp(ctx, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
+    return done.outcome;
+  }
+  if (item.kind === 'refused') {
+    return recordOnly(ctx, run, remoteId, item.title, item.reason);
+  }
+
+  const record = mapRecord(item.record);
+  const errors = recordErrors(record);
+  if (errors.length) return recordOnly(ctx, run, remoteId, record.title, describe(errors));
+  const hash = recordHash(record);
+
+  // A clash with a concurrent apply (the same name, the same record in a replayed page, new tags met in
+  // another order) rolls the transaction back; the next attempt sees the winner's rows.
+  for (let attempt = 1; ; attempt++) {
+    const em = ctx.em.fork();
+    try {
+      const result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash));
+      await followUp(ctx, result);
+      return result.outcome;
+    } catch (err) {
+      if (err instanceof RecordFailed) return recordOnly(ctx, run, remoteId, record.title, err.message);
+      const clash = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
+      if (!clash || attempt >= 5) throw err;
+      const replayed = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
+      if (replayed) return replayed.outcome;
+    }
+  }
+}
+
+/** A record that was refused or failed a rule: only its run record (a replay finds it and returns it). */
+async function recordOnly(ctx: DomainContext, run: HarvestRun, remoteId: string, title: string | null, reason: string) {
+  const em = ctx.em.fork();
+  await insertRunRecord(em, run, remoteId, 'failed', null, title, reason);
+  const row = await em.findOneOrFail(HarvestRunRecord, { run: run.id, remoteId });
+  return row.outcome;
+}
+
+async function insertRunRecord(
+  em: EntityManager,
+  run: HarvestRun,
+  remoteId: string,
+  outcome: HarvestOutcome,
+  datasetId: string | null,
+  title: string | null,
+  reason: string | null,
+) {
+  await em.execute(
+    `insert into harvest_run_records (run_id, remote_id, outcome, dataset_id, title, reason, at)
+     values (?, ?, ?, ?, ?, ?, now()) on conflict (run_id, remote_id) do nothing`,
+    [run.id, remoteId, outcome, datasetId, title?.slice(0, 1000) ?? null, reason?.slice(0, 1000) ?? null],
+  );
+}
+
+async function writeRecord(
+  tx: DomainContext,
+  source: HarvestSource,
+  run: HarvestRun,
+  record: MappedRecord,
+  hash: string,
+): Promise<FollowUp> {
+  const em = tx.em;
+  const now = new Date();
+  const existing = await em.findOne(
+    Dataset,
+    { harvestSource: source.id, harvestRemoteId: record.remoteId },
+    { populate: ['tags', 'groups', 'ownerOrg'] },
+  );
+  const finish = async (outcome: HarvestOutcome, dataset: Dataset, extra: Partial<FollowUp> = {}) => {
+    await em.flush();
+    await insertRunRecord(em, run, record.remoteId, outcome, dataset.id, record.title, null);
+    return { outcome, datasetId: dataset.id, removedResourceIds: [], reprocessIds: [], ...extra };
+  };
+
+  if (existing && existing.harvestHash === hash && existing.state === 'active') {
+    // Only when it was last seen: updatedAt is CKAN's metadata_modified, which downstream harvesters compare.
+    await em.execute('update datasets set harvested_at = ? where id = ?', [now, existing.id]);
+    return finish('unchanged', existing);
+  }
+
+  const org = await harvestOrganization(em, source, record);
+  const dataset =
+    existing ??
+    em.create(Dataset, {
+      name: await freeDatasetName(em, baseName(record.name, record.title, record.remoteId)),
+      state: 'active',
+      creator: null,
+      publishedAt: now,
+      searchVector: null,
+      harvestSource: source.id,
+      harvestRemoteId: record.remoteId,
+    });
+  dataset.title = record.title || null;
+  dataset.notes = record.notes || null;
+  dataset.licenseId = record.licenseId;
+  dataset.private = record.private;
+  dataset.author = record.author || null;
+  dataset.authorEmail = record.authorEmail || null;
+  dataset.maintainer = record.maintainer || null;
+  dataset.maintainerEmail = record.maintainerEmail || null;
+  dataset.version = record.version || null;
+  dataset.url = record.url || null;
+  dataset.ownerOrg = org;
+  dataset.tags.set(await resolveTags(tx, record.tags));
+  dataset.groups.set(await harvestCategories(em, record.groups));
+  dataset.harvestRemoteUrl = record.remoteUrl;
+  dataset.harvestedAt = now;
+  dataset.harvestHash = hash;
+  if (dataset.state !== 'active') {
+    // Back at the source after it was removed (or deleted here by hand): active again.
+    dataset.state = 'active';
+    dataset.deletedAt = null;
+    dataset.publishedAt ??= now;
+  }
+  if (!existing) {
+    record.resources.forEach((r, i) => buildResource(em, dataset, { ...r, urlType: 'link' }, i));
+    return finish('created', dataset);
+  }
+
+  // Resources matched by URL: new ones added, changed ones updated in place, gone ones removed.
+  const current = await em.find(Resource, { dataset: dataset.id });
+  const byUrl = new Map(current.map((r) => [r.url ?? '', r]));
+  const reprocessIds: string[] = [];
+  record.resources.forEach((r, i) => {
+    const old = byUrl.get(r.url);
+    if (!old) return void buildResource(em, dataset, { ...r, urlType: 'link' }, i);
+    byUrl.delete(r.url);
+    const format = r.format?.trim().toUpperCase() || null;
+    if ((old.format ?? null) !== format && old.extras.pipeline) reprocessIds.push(old.id);
+    Object.assign(old, { name: r.name ?? null, description: r.description ?? null, format, mimetype: r.mimetype ?? null, position: i });
+  });
+  const removed = [...byUrl.values()];
+  removed.forEach((r) => em.remove(r));
+  return finish('updated', dataset, { removedResourceIds: removed.map((r) => r.id), reprocessIds });
+}
+
+/**
+ * dcat-us and dcat-ap: the source's organization. ckan: the record's organization, mirrored by name
+ * (created with its title and description when missing here), else the source's. None: the record fails.
+ */
+async function harvestOrganization(em: EntityManager, source: HarvestSource, record: MappedRecord): Promise<Group> {
+  const remote = source.type === 'ckan' ? record.organization : null;
+  if (remote) {
+    const name = slugFrom(remote.name);
+    if (!name) throw new RecordFailed(`organization: "${remote.name}" cannot be an organization name here`);
+    const org = await mirrorGroup(em, 'organization', name, remote.title, remote.description);
+    if (org.state !== 'active') throw new RecordFailed(`organization: "${name}" is deleted here`);
+    return org;
+  }
+  const fallback = source.organization ? await em.findOne(Group, { id: (source.organization as { id: string }).id }) : null;
+  if (!fallback) throw new RecordFailed('no organization: the record names none and the source has none');
+  if (fallback.state !== 'active') throw new RecordFailed(`no organization: the source's organization "${fallback.name}" is deleted`);
+  return fallback;
+}
+
+/** Categories by name, created when missing; deleted ones are left out. */
+async function harvestCategories(em: EntityManager, groups: HarvestRecord['groups']): Promise<Group[]> {
+  const found: Group[] = [];
+  for (const g of [...groups].sort((a, b) => a.name.localeCompare(b.name))) {
+    const name = slugFrom(g.name);
+    if (!name) continue;
+    const category = await mirrorGroup(em, 'category', name, g.title, null);
+    if (category.state === 'active' && !found.includes(category)) found.push(category);
+  }
+  return found;
+}
+
+/** A group by kind and name, inserted when missing (concurrent runs meet in the unique (kind, name)). */
+async function mirrorGroup(em: EntityManager, kind: 'organization' | 'category', name: string, title: string, description: string | null) {
+  await em.execute(
+    `insert into groups (id, created_at, updated_at, kind, name, title, description, state)
+     values (gen_random_uuid(), now(), now(), ?, ?, ?, ?, 'active') on conflict (kind, name) do nothing`,
+    [kind, name, (title || name).slice(0, 300), description],
+  );
+  return em.findOneOrFail(Group, { kind, name });
+}
+
+/** After the commit: search, and the pipeline again where what it processed changed; files of removed resources. */
+async function followUp(ctx: DomainContext, done: FollowUp) {
+  if (!done.datasetId || (done.outcome !== 'created' && done.outcome !== 'updated')) return;
+  if (done.removedResourceIds.length) await removeResourceFiles(ctx.storage, done.removedResourceIds);
+  for (const id of done.reprocessIds) {
+    const em = ctx.em.fork();
+    const stale = await invalidateOutputs(em, id);
+    await Promise.all(stale.map((key) => ctx.storage.remove(key)));
+    await startPipeline({ ...ctx, em }, id);
+  }
+  await ctx.jobs.syncSearch(done.datasetId);
+}

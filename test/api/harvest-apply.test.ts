@@ -1,0 +1,225 @@
+import test from 'ava';
+import { applyHarvestItem, finishHarvestRun, harvestRunCounts } from '../../src/domain/harvest/apply.ts';
+import type { HarvestRun, HarvestSource } from '../../src/entities/index.ts';
+import type { HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ckanGet, resultOf } from '../helpers/ckan.ts';
+import { domainContext, harvestRecord, makeRun, makeSource, resource } from '../helpers/harvest-domain.ts';
+
+/**
+ * Issue 18, the domain side of a harvest: what applying a source's records does to the catalog,
+ * observed over HTTP (the records, the CKAN API, the edit lock). The items are applied the way the
+ * harvest workflow's activities do, on the running app's services.
+ */
+
+let app: TestApp;
+let source: HarvestSource;
+
+test.before(async () => {
+  app = await startTestApp();
+  for (const name of ['hv-org', 'hv-other']) await app.api.post('/api/v1/organizations', { name }, app.sysadmin);
+  source = await makeSource(app, { name: 'agency', organization: 'hv-org' });
+});
+test.after.always(async () => {
+  await app?.stop();
+});
+
+const apply = (src: HarvestSource, run: HarvestRun, item: HarvestItem) => applyHarvestItem(domainContext(app), src, run, item);
+const rec = (record: HarvestRecord): HarvestItem => ({ kind: 'record', record });
+const show = (nameOrId: string) => app.api.get(`/api/v1/packages/${nameOrId}`, app.sysadmin);
+async function byRemoteId(src: HarvestSource, remoteId: string) {
+  const rows: Array<{ id: string }> = await app.almanac.services.orm.em
+    .fork()
+    .execute('select id from datasets where harvest_source_id = ? and harvest_remote_id = ?', [src.id, remoteId]);
+  return rows;
+}
+
+test('a record is created once: active, published, in the source’s organization, with its provenance; a replay of the page changes nothing', async (t) => {
+  const run = await makeRun(app, source);
+  const item = rec(harvestRecord('first', { private: false, groups: [{ name: 'transport', title: 'Transport' }] }));
+  t.is(await apply(source, run, item), 'created');
+  t.is(await apply(source, run, item), 'created');
+  const rows = await byRemoteId(source, 'first');
+  t.is(rows.length, 1);
+
+  const { body } = await show('first');
+  t.is(body.state, 'active');
+  t.truthy(body.publishedAt);
+  t.is(body.organization.name, 'hv-org');
+  t.deepEqual(body.tags, ['alpha', 'beta']);
+  t.deepEqual(
+    body.groups.map((g: { name: string; title: string }) => [g.name, g.title]),
+    [['transport', 'Transport']],
+  );
+  t.is(body.resources.length, 1);
+  t.is(body.resources[0].format, 'CSV');
+  t.like(body.harvest, { sourceId: source.id, remoteId: 'first', remoteUrl: 'http://source.example/dataset/first' });
+  t.truthy(Date.parse(body.harvest.harvestedAt));
+  t.like(await harvestRunCounts(domainContext(app), run.id), { seen: 1, created: 1, updated: 0, unchanged: 0 });
+});
+
+test('the next run finds the same record unchanged and leaves the dataset as it was', async (t) => {
+  const item = rec(harvestRecord('steady'));
+  t.is(await apply(source, await makeRun(app, source), item), 'created');
+  const before = (await show('steady')).body;
+  const second = await makeRun(app, source);
+  // Only `modified` differs: the hash leaves it out, so nothing is written.
+  t.is(await apply(source, second, rec({ ...harvestRecord('steady'), modified: '2026-01-01T00:00:00Z' })), 'unchanged');
+  const after = (await show('steady')).body;
+  t.is(after.updatedAt, before.updatedAt);
+  t.deepEqual(after.resources, before.resources);
+  t.like(await harvestRunCounts(domainContext(app), second.id), { seen: 1, unchanged: 1, created: 0, updated: 0 });
+});
+
+test('a change at the source is one update: fields and tags follow it, resources are matched by URL (kept, added, removed)', async (t) => {
+  const keep = 'http://files.example/keep.csv';
+  const gone = 'http://files.example/gone.csv';
+  t.is(
+    await apply(source, await makeRun(app, source), rec(harvestRecord('moving', { resources: [resource(keep), resource(gone)] }))),
+    'created',
+  );
+  const before = (await show('moving')).body;
+  const keptId = before.resources.find((r: { url: string }) => r.url === keep).id;
+
+  const run = await makeRun(app, source);
+  const changed = harvestRecord('moving', {
+    title: 'A new title',
+    tags: ['beta', 'gamma'],
+    resources: [resource('http://files.example/new.csv', { name: 'New' }), resource(keep, { name: 'Kept, renamed' })],
+  });
+  t.is(await apply(source, run, rec(changed)), 'updated');
+  t.is(await apply(source, run, rec(changed)), 'updated');
+  const after = (await show('moving')).body;
+  t.is(after.id, before.id);
+  t.is(after.title, 'A new title');
+  t.deepEqual(after.tags, ['beta', 'gamma']);
+  t.deepEqual(
+    after.resources.map((r: { url: string; name: string }) => [r.url, r.name]),
+    [
+      ['http://files.example/new.csv', 'New'],
+      [keep, 'Kept, renamed'],
+    ],
+  );
+  t.is(after.resources[1].id, keptId);
+  t.like(await harvestRunCounts(domainContext(app), run.id), { seen: 1, updated: 1 });
+});
+
+test('a name taken by a dataset made here gets a numbered suffix; the hand-made one is left alone', async (t) => {
+  const mine = await app.api.post(
+    '/api/v1/packages',
+    { name: 'clash', ownerOrg: 'hv-other', licenseId: 'cc-by', title: 'Mine' },
+    app.sysadmin,
+  );
+  t.is(mine.status, 201);
+  const run = await makeRun(app, source);
+  t.is(await apply(source, run, rec(harvestRecord('remote-clash', { name: 'clash' }))), 'created');
+  t.is(await apply(source, run, rec(harvestRecord('remote-clash-too', { name: 'clash' }))), 'created');
+  t.is((await show('clash')).body.title, 'Mine');
+  t.is((await show('clash')).body.harvest, null);
+  t.is((await show('clash-2')).body.harvest.remoteId, 'remote-clash');
+  t.is((await show('clash-3')).body.harvest.remoteId, 'remote-clash-too');
+});
+
+test('a record without a name gets one from its title', async (t) => {
+  const run = await makeRun(app, source);
+  t.is(
+    await apply(source, run, rec(harvestRecord('https://agency.example/id/42', { name: null, title: 'Café Données: 2024 Edition' }))),
+    'created',
+  );
+  t.is((await show('cafe-donnees-2024-edition')).body.harvest.remoteId, 'https://agency.example/id/42');
+});
+
+test('refused items and records that break a rule are failed with their reason, and create nothing', async (t) => {
+  const run = await makeRun(app, source);
+  t.is(await apply(source, run, { kind: 'refused', remoteId: 'r-1', title: 'Broken', reason: 'invalid: no title' }), 'failed');
+  const big = harvestRecord('too-big', { resources: Array.from({ length: 5001 }, (_, i) => resource(`http://files.example/big/${i}`)) });
+  t.is(await apply(source, run, rec(big)), 'failed');
+  t.is(await apply(source, run, rec(harvestRecord('bad-mail', { authorEmail: 'not an email' }))), 'failed');
+  t.is((await byRemoteId(source, 'too-big')).length, 0);
+
+  const noOrg = await makeSource(app, { name: 'orphan-source', organization: null });
+  t.is(await apply(noOrg, await makeRun(app, noOrg), rec(harvestRecord('orphan'))), 'failed');
+
+  const counts = await harvestRunCounts(domainContext(app), run.id);
+  t.like(counts, { seen: 3, failed: 3, created: 0 });
+  t.deepEqual(
+    counts.errors.map((e) => [e.remoteId, e.reason]),
+    [
+      ['r-1', 'invalid: no title'],
+      ['too-big', 'resources: too big: 5,001 resources (at most 5,000)'],
+      ['bad-mail', 'authorEmail: must be an email address'],
+    ],
+  );
+  t.is(counts.errors[0]!.title, 'Broken');
+});
+
+test('a CKAN source mirrors the record’s organization by name, creating it when missing', async (t) => {
+  const ckan = await makeSource(app, { name: 'ckan-site', type: 'ckan', organization: 'hv-org' });
+  const run = await makeRun(app, ckan);
+  const record = harvestRecord('ck-1', { organization: { name: 'remote-agency', title: 'Remote Agency', description: 'From afar' } });
+  t.is(await apply(ckan, run, rec(record)), 'created');
+  t.is(await apply(ckan, run, rec(harvestRecord('ck-2'))), 'created');
+  t.is((await show('ck-1')).body.organization.name, 'remote-agency');
+  t.like((await app.api.get('/api/v1/organizations/remote-agency')).body, { title: 'Remote Agency', description: 'From afar' });
+  t.is((await show('ck-2')).body.organization.name, 'hv-org');
+});
+
+test('datasets gone from the source are counted removed after a full run, and soft-deleted only with deleteRemoved', async (t) => {
+  for (const deleteRemoved of [false, true]) {
+    const src = await makeSource(app, { name: `removal-${deleteRemoved}`, organization: 'hv-org', deleteRemoved });
+    const first = await makeRun(app, src);
+    for (const id of ['stays', 'goes']) await apply(src, first, rec(harvestRecord(`${id}-${deleteRemoved}`)));
+    t.deepEqual(await finishHarvestRun(domainContext(app), src, first, { full: true }), { removed: 0 });
+
+    const second = await makeRun(app, src);
+    t.is(await apply(src, second, rec(harvestRecord(`stays-${deleteRemoved}`))), 'unchanged');
+    t.deepEqual(await finishHarvestRun(domainContext(app), src, second, { full: false }), { removed: 0 });
+    t.deepEqual(await finishHarvestRun(domainContext(app), src, second, { full: true }), { removed: 1 });
+    t.deepEqual(await finishHarvestRun(domainContext(app), src, second, { full: true }), { removed: 1 });
+    t.like(await harvestRunCounts(domainContext(app), second.id), { seen: 1, unchanged: 1, removed: 1 });
+    t.is((await show(`goes-${deleteRemoved}`)).body.state, deleteRemoved ? 'deleted' : 'active');
+    t.is((await show(`stays-${deleteRemoved}`)).body.state, 'active');
+  }
+});
+
+test('a harvested dataset is not editable by hand, sysadmins included: 409 harvested_dataset naming the source', async (t) => {
+  await apply(source, await makeRun(app, source), rec(harvestRecord('locked')));
+  const { body } = await show('locked');
+  const resourceId = body.resources[0].id;
+  const attempts = [
+    await app.api.put(
+      `/api/v1/packages/${body.id}`,
+      { name: 'locked', ownerOrg: 'hv-org', licenseId: 'cc-by', title: 'Mine now' },
+      app.sysadmin,
+    ),
+    await app.api.post(`/api/v1/packages/${body.id}/resources`, { url: 'http://files.example/mine.csv' }, app.sysadmin),
+    await app.api.put(`/api/v1/packages/${body.id}/resources/reorder`, { order: [resourceId] }, app.sysadmin),
+    await app.api.put(`/api/v1/resources/${resourceId}`, { url: 'http://files.example/other.csv' }, app.sysadmin),
+    await app.api.delete(`/api/v1/resources/${resourceId}`, app.sysadmin),
+  ];
+  for (const res of attempts) {
+    t.is(res.status, 409);
+    t.is(res.body.code, 'harvested_dataset');
+    t.regex(res.body.detail, /managed by harvest source agency; delete the source without purge to detach it, then edit/);
+  }
+  t.is((await show('locked')).body.title, 'Title of locked');
+  t.is((await show('locked')).body.resources.length, 1);
+  // Taking it down stays possible; the source's next run brings it back while the source still has it.
+  t.is((await app.api.delete(`/api/v1/packages/${body.id}`, app.sysadmin)).status, 204);
+  t.is(await apply(source, await makeRun(app, source), rec(harvestRecord('locked'))), 'updated');
+  t.is((await show('locked')).body.state, 'active');
+});
+
+test('the CKAN API’s package_show carries the provenance as extras; a dataset made here has none', async (t) => {
+  await apply(source, await makeRun(app, source), rec(harvestRecord('ckan-visible')));
+  const pkg = resultOf(await ckanGet(app.api, 'package_show', { id: 'ckan-visible' }));
+  const extras = Object.fromEntries(pkg.extras.map((e: { key: string; value: string }) => [e.key, e.value]));
+  t.like(extras, {
+    harvest_source_id: source.id,
+    harvest_remote_id: 'ckan-visible',
+    harvest_remote_url: 'http://source.example/dataset/ckan-visible',
+  });
+  t.regex(extras.harvested_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+  await app.api.post('/api/v1/packages', { name: 'made-here', ownerOrg: 'hv-org', licenseId: 'cc-by' }, app.sysadmin);
+  t.deepEqual(resultOf(await ckanGet(app.api, 'package_show', { id: 'made-here' })).extras, []);
+});
