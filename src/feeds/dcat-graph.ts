@@ -132,8 +132,15 @@ function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, 
  * A harvested dataset's origin: its id at the source as `adms:identifier`, and the record it was made
  * from as `dct:source` (a dcat:Dataset, titled like this one, as DCAT-AP's shapes want of its range).
  */
-function addProvenance(graph: Graph, node: NamedNode, harvest: NonNullable<FeedDataset['harvest']>, title: string, description: string) {
-  const identifier = blankNode(`remote-id-${node.value}`);
+function addProvenance(
+  graph: Graph,
+  node: NamedNode,
+  datasetId: string,
+  harvest: NonNullable<FeedDataset['harvest']>,
+  title: string,
+  description: string,
+) {
+  const identifier = blankNode(`remote-id-${datasetId}`);
   graph.add(node, adms('identifier'), identifier);
   graph.add(identifier, rdf('type'), adms('Identifier'));
   graph.add(identifier, skos('notation'), literal(harvest.remoteId));
@@ -154,7 +161,7 @@ function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): Name
   // dct:description is mandatory in DCAT-AP; a dataset without notes is described by its title.
   graph.text(node, dct('description'), description);
   graph.add(node, dct('identifier'), literal(dataset.id));
-  if (dataset.harvest) addProvenance(graph, node, dataset.harvest, title, description);
+  if (dataset.harvest) addProvenance(graph, node, dataset.id, dataset.harvest, title, description);
   for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
   graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
   graph.add(node, dct('modified'), dateTime(dataset.updatedAt));

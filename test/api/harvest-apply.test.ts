@@ -1,9 +1,12 @@
+import path from 'node:path';
 import test from 'ava';
 import { applyHarvestItem, finishHarvestRun, harvestRunCounts } from '../../src/domain/harvest/apply.ts';
 import type { HarvestRun, HarvestSource } from '../../src/entities/index.ts';
 import type { HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ckanGet, resultOf } from '../helpers/ckan.ts';
+import { python, tempFile } from '../helpers/feed-fixtures.ts';
+import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { domainContext, harvestRecord, makeRun, makeSource, resource } from '../helpers/harvest-domain.ts';
 
 /**
@@ -222,4 +225,21 @@ test('the CKAN API’s package_show carries the provenance as extras; a dataset 
   t.regex(extras.harvested_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
   await app.api.post('/api/v1/packages', { name: 'made-here', ownerOrg: 'hv-org', licenseId: 'cc-by' }, app.sysadmin);
   t.deepEqual(resultOf(await ckanGet(app.api, 'package_show', { id: 'made-here' })).extras, []);
+});
+
+test('the DCAT-AP document of a harvested dataset names its source (dct:source) and its id there (adms:identifier), and passes the DCAT-AP 3.0.0 shapes', async (t) => {
+  await apply(source, await makeRun(app, source), rec(harvestRecord('in-dcat')));
+  const { body } = await show('in-dcat');
+  const reply = await fetch(`${app.url}/dataset/${body.id}.ttl`);
+  t.is(reply.status, 200);
+  const turtle = await reply.text();
+  t.regex(
+    turtle,
+    /<http:\/\/purl\.org\/dc\/terms\/source> <http:\/\/source\.example\/dataset\/in-dcat>|dct:source <http:\/\/source\.example\/dataset\/in-dcat>/,
+  );
+  t.regex(turtle, /<http:\/\/www\.w3\.org\/2004\/02\/skos\/core#notation> "in-dcat"/);
+  const shapes = path.join(SHARED_DATA, 'dcat-ap/dcat-ap-3.0.0-SHACL.ttl');
+  const result = await python('rdf_tools.py', ['shacl', await tempFile('harvested.ttl', turtle), shapes]);
+  t.is(result.violations, 0, result.report);
+  t.is(result.warnings, 0, result.report);
 });
