@@ -92,8 +92,19 @@ const PAGE_3 = {
 };
 
 const RDF_XML = `<?xml version="1.0"?>
-<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:dcat="http://www.w3.org/ns/dcat#">
-  <dcat:Dataset rdf:about="http://remote.example/x"/>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:dcat="http://www.w3.org/ns/dcat#"
+    xmlns:dct="http://purl.org/dc/terms/">
+  <dcat:Dataset rdf:about="http://remote.example/x">
+    <dct:title xml:lang="fr">Qualité de l'air</dct:title>
+    <dct:title>Air quality &amp; weather</dct:title>
+    <dcat:keyword>air</dcat:keyword>
+    <dcat:distribution>
+      <dcat:Distribution>
+        <dcat:downloadURL rdf:resource="https://remote.example/air.csv"/>
+        <dct:title>Readings</dct:title>
+      </dcat:Distribution>
+    </dcat:distribution>
+  </dcat:Dataset>
 </rdf:RDF>`;
 
 const send = (res: ServerResponse, type: string | null, body: string): void =>
@@ -109,6 +120,7 @@ test.before(async () => {
     '/broken.jsonld': (_req, res) => send(res, 'application/ld+json', '{"@context": 5}'),
     '/down.ttl': (_req, res) => void res.writeHead(503).end(),
     '/catalog.rdf': (_req, res) => send(res, 'application/rdf+xml', RDF_XML),
+    '/broken.rdf': (_req, res) => send(res, 'application/rdf+xml', RDF_XML.replace('</dcat:Dataset>', '')),
     '/loop.ttl': (_req, res) => send(res, 'text/turtle', `${PREFIXES}<loop.ttl> hydra:next <loop.ttl> .`),
   });
 });
@@ -206,13 +218,23 @@ test('a dcat:Dataset maps onto the record, in English when no untagged text exis
   ]);
 });
 
+test('an RDF/XML catalog is read too: title in the untagged language, escaped text, keywords and distributions', async (t) => {
+  const [items] = await readAll(`${server.url}/catalog.rdf`);
+  const [record] = records(items!);
+  t.like(record, { remoteId: 'http://remote.example/x', title: 'Air quality & weather', tags: ['air'] });
+  t.deepEqual(
+    record!.resources.map((r) => [r.url, r.name]),
+    [['https://remote.example/air.csv', 'Readings']],
+  );
+});
+
 test('an unparseable page is SourceInvalid, naming the syntax and the URL', async (t) => {
   const read = (path: string) => sourceReader('dcat-ap', `${server.url}${path}`, { allowPrivateNetworks: true }).readPage(null, READ);
   const turtle = await t.throwsAsync(read('/broken.ttl'), { instanceOf: SourceInvalid });
   t.regex(turtle.message, /broken\.ttl is not valid Turtle/);
   t.is(turtle.name, 'SourceInvalid');
   t.regex((await t.throwsAsync(read('/broken.jsonld'), { instanceOf: SourceInvalid })).message, /is not valid JSON-LD/);
-  t.regex((await t.throwsAsync(read('/catalog.rdf'), { instanceOf: SourceInvalid })).message, /RDF\/XML.*rdfxml-streaming-parser/);
+  t.regex((await t.throwsAsync(read('/broken.rdf'), { instanceOf: SourceInvalid })).message, /broken\.rdf is not valid RDF\/XML/);
   t.regex((await t.throwsAsync(read('/loop.ttl'), { instanceOf: SourceInvalid })).message, /names itself as the next page/);
   t.regex((await t.throwsAsync(read('/nowhere.ttl'), { instanceOf: SourceInvalid })).message, /HTTP 404/);
 });

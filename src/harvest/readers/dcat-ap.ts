@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import jsonld from 'jsonld';
 import { Parser } from 'n3';
+import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { SourceInvalid, SourceUnavailable } from '../errors.ts';
 import { documentText, fetchSourceDocument, type SourceDocument } from '../fetch-document.ts';
 import { licenseIdForUrl, licenseIdOf, NO_LICENSE } from '../licenses.ts';
@@ -11,8 +12,7 @@ import { byteCount, email, isoInstant } from '../values.ts';
 import { RdfGraph, type RdfQuad, type RdfTerm } from './rdf-terms.ts';
 
 /**
- * A DCAT-AP catalog (Turtle, N-Triples, TriG, N-Quads or JSON-LD; RDF/XML is refused for want of a
- * parser) read a document at a time, following the Hydra paging links (`hydra:next`, and the legacy
+ * A DCAT-AP catalog (Turtle, N-Triples, TriG, N-Quads, JSON-LD or RDF/XML) read a document at a time, following the Hydra paging links (`hydra:next`, and the legacy
  * `hydra:nextPage` of older ckanext-dcat catalogs). The cursor is `{url, previous}`: the page to read and
  * a digest of the page before, so that a page linking to itself (or serving the same bytes under another
  * URL) fails instead of looping.
@@ -111,17 +111,25 @@ export function dcatApReader(url: string, opts: DcatApReaderOptions): SourceRead
 async function parsePage(doc: SourceDocument, opts: { timeoutMs: number; allowPrivateNetworks: boolean }): Promise<RdfQuad[]> {
   const text = documentText(doc);
   const syntax = rdfSyntaxOf(doc, text.slice(0, 200));
-  if (syntax === 'rdf-xml') {
-    throw new SourceInvalid(
-      `${doc.url} is RDF/XML, which this Almanac cannot read: no RDF/XML parser is installed (the npm package rdfxml-streaming-parser would add one); ask the source for Turtle or JSON-LD`,
-    );
-  }
+  if (syntax === 'rdf-xml') return parseRdfXml(doc.url, text);
   if (syntax === 'json-ld') return parseJsonLd(doc.url, text, opts);
   try {
     return new Parser({ format: N3_FORMATS[syntax], baseIRI: doc.url }).parse(text);
   } catch (err) {
     throw new SourceInvalid(`${doc.url} is not valid ${N3_FORMATS[syntax]}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** RDF/XML through rdfxml-streaming-parser (saxes underneath: no DTD, so no entity expansion). */
+function parseRdfXml(url: string, text: string): Promise<RdfQuad[]> {
+  return new Promise((resolve, reject) => {
+    const quads: RdfQuad[] = [];
+    const parser = new RdfXmlParser({ baseIRI: url });
+    parser.on('data', (quad: RdfQuad) => quads.push(quad));
+    parser.on('error', (err: Error) => reject(new SourceInvalid(`${url} is not valid RDF/XML: ${err.message}`)));
+    parser.on('end', () => resolve(quads));
+    parser.end(text);
+  });
 }
 
 /** Remote JSON-LD contexts, fetched as the pages are (safeFetch, bounded), kept for the process's life. */
