@@ -23,6 +23,10 @@ const USAGE = `usage: almanac <command>
                          fetch the Temporal CLI and the embedding model into the cache now (both by
                          default), e.g. while building an image; serve does it on first start anyway
   admin create-user      --username U --email E [--password P | password on stdin] [--display-name N] [--sysadmin]
+  harvest <url> --type ckan|dcat-us|dcat-ap [--org NAME] [--name SOURCE]
+                         import another catalog: creates the harvest source (or reuses the one with this
+                         url and type), runs it on the workers through Temporal, shows the counts as they
+                         move and ends with the summary and the Temporal UI link (exit 1 when it failed)
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -47,6 +51,8 @@ async function main(argv: string[]) {
     }
     case 'provision':
       return provision(config, log, rest);
+    case 'harvest':
+      return harvest(config, log, rest);
     case 'admin':
       if (rest[0] === 'create-user') return adminCreateUser(config, log, rest.slice(1));
       throw new UsageError(`unknown admin command "${rest[0] ?? ''}"\n\n${USAGE}`);
@@ -143,6 +149,24 @@ async function adminCreateUser(config: Config, log: Logger, args: string[]) {
   }
 }
 
+async function harvest(config: Config, log: Logger, args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { type: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } },
+  });
+  const cli = await import('./harvest/cli.ts');
+  if (positionals.length !== 1) throw new UsageError(`harvest: give the source's URL once\n\n${USAGE}`);
+  let type;
+  try {
+    type = cli.parseHarvestType(values.type);
+  } catch (err) {
+    throw new UsageError(`harvest: ${(err as Error).message}`);
+  }
+  const { ok } = await cli.runHarvestCli(config, log, { url: positionals[0]!, type, org: values.org, name: values.name });
+  if (!ok) process.exitCode = 1;
+}
+
 /**
  * `requested` resolves on the first SIGINT or SIGTERM (a second one exits at once), or when a part
  * fails for good (`fail`), so the service then stops in order and exits non-zero.
@@ -177,7 +201,7 @@ async function readStdin() {
 class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
-  () => process.exit(),
+  () => process.exit(process.exitCode),
   (err) => {
     if (err instanceof ConfigError || err instanceof UsageError) {
       console.error(err.message);

@@ -185,7 +185,8 @@ test.serial(
 );
 
 /** The writable fields of a dataset record, for a PUT that changes one of them. */
-function stripForPut(d: Dataset & Record<string, unknown>) {
+function stripForPut(dataset: Dataset) {
+  const d = dataset as Dataset & Record<string, unknown>;
   return {
     name: d.name,
     title: d.title,

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { harvestScheduleId } from '../../src/domain/jobs/ids.ts';
 import { onlySysadmins } from '../helpers/access.ts';
@@ -42,6 +44,9 @@ test.before(async () => {
     },
     '/b/data.json': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('beta', 2)));
+    },
+    '/c/data.json': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('gamma', 2)));
     },
     '/down/data.json': (_req, res) => {
       res.writeHead(404).end('gone');
@@ -281,4 +286,57 @@ test('deleting a source leaves its datasets, detached; with purge=true they are 
   t.is((await app.api.delete(`/api/v1/admin/harvest-sources/${purged.id}?purge=true`, admin)).status, 204);
   for (const id of fresh) isProblem(t, await app.api.get(`/api/v1/packages/${id}`, admin), 404, 'not_found');
   for (const id of kept.datasets) t.is((await app.api.get(`/api/v1/packages/${id}`, admin)).status, 200);
+});
+
+/** `almanac harvest …` as an operator runs it, on the test app's database and Temporal task queue. */
+function almanacHarvest(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { config } = app.almanac.services;
+  const bin = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(
+      bin,
+      ['harvest', ...args],
+      {
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: config.database.mode === 'external' ? config.database.url : '',
+          TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+          TEMPORAL_TASK_QUEUE: app.taskQueue,
+          ALMANAC_DATA_DIR: config.dataDir,
+          EMBEDDINGS_PROVIDER: 'none',
+          LOG_LEVEL: 'warn',
+        },
+        timeout: 120_000,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('almanac harvest creates the source, runs it, prints the counts, the summary and the Temporal UI link; again it reuses the source', async (t) => {
+  const url = `${files.url}/c/data.json`;
+  const first = await almanacHarvest([url, '--type', 'dcat-us', '--org', 'harvest-dest', '--name', 'cli-beta']);
+  t.is(first.code, 0, first.stderr + first.stdout);
+  t.regex(first.stdout, /created harvest source cli-beta/);
+  t.regex(first.stdout, /harvest succeeded/);
+  t.regex(first.stdout, /seen 2 · created 2 · updated 0 · unchanged 0 · failed 0/);
+  const list = await app.api.get('/api/v1/admin/harvest-sources?limit=100', admin);
+  const made = list.body.results.find((s: { name: string }) => s.name === 'cli-beta');
+  t.like(made, { type: 'dcat-us', url, organization: { name: 'harvest-dest' }, lastRun: { status: 'succeeded', created: 2 } });
+  t.true(first.stdout.includes(`/workflows/harvest-${made.id}/${made.lastRun.runId}/history`));
+
+  const again = await almanacHarvest([url, '--type', 'dcat-us']);
+  t.is(again.code, 0, again.stderr + again.stdout);
+  t.regex(again.stdout, /reusing harvest source cli-beta/);
+  t.regex(again.stdout, /created 0 · updated 0 · unchanged 2/);
+});
+
+test('almanac harvest exits 1 with the reason when the run fails, and 2 on a bad --type', async (t) => {
+  const failed = await almanacHarvest([`${files.url}/down/data.json`, '--type', 'dcat-us', '--org', 'harvest-dest', '--name', 'cli-down']);
+  t.is(failed.code, 1, failed.stderr + failed.stdout);
+  t.regex(failed.stdout, /harvest FAILED/);
+  t.regex(failed.stdout, /reason: .*404/);
+  const usage = await almanacHarvest([`${files.url}/x`, '--type', 'oai']);
+  t.is(usage.code, 2);
+  t.regex(usage.stderr, /--type must be one of ckan, dcat-us, dcat-ap/);
 });
