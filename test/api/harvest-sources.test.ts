@@ -48,6 +48,9 @@ test.before(async () => {
     '/c/data.json': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('gamma', 2)));
     },
+    '/d/data.json': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('delta', 5)));
+    },
     '/down/data.json': (_req, res) => {
       res.writeHead(404).end('gone');
     },
@@ -339,4 +342,23 @@ test('almanac harvest exits 1 with the reason when the run fails, and 2 on a bad
   const usage = await almanacHarvest([`${files.url}/x`, '--type', 'oai']);
   t.is(usage.code, 2);
   t.regex(usage.stderr, /--type must be one of ckan, dcat-us, dcat-ap/);
+});
+
+test('a long source continues as new every few pages: one run, one row, every record once', async (t) => {
+  const made = await create({ name: 'delta-long', type: 'dcat-us', url: `${files.url}/d/data.json`, organization: orgId });
+  const { client } = app.almanac.services.jobs;
+  // A page per record and two pages per workflow run: three runs in the chain.
+  const handle = await client.workflow.start('harvestWorkflow', {
+    workflowId: `harvest-${made.body.id}`,
+    taskQueue: app.taskQueue,
+    args: [{ sourceId: made.body.id, pageSize: 1, pagesPerRun: 2 }],
+  });
+  t.like(await handle.result(), { status: 'succeeded', pages: 5 });
+  const chain: string[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = 'harvest-${made.body.id}'` })) chain.push(run.status.name);
+  t.is(chain.filter((s) => s === 'CONTINUED_AS_NEW').length, 2);
+  const done = await finished(made.body.id);
+  t.like(done.body.lastRun, { runId: handle.firstExecutionRunId, status: 'succeeded', pages: 5, seen: 5, created: 5 });
+  const runs = await app.api.get(`/api/v1/admin/harvest-sources/${made.body.id}/runs`, admin);
+  t.is(runs.body.count, 1);
 });
