@@ -51,6 +51,9 @@ test.before(async () => {
     '/d/data.json': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('delta', 5)));
     },
+    '/e/data.json': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('epsilon', 2)));
+    },
     '/down/data.json': (_req, res) => {
       res.writeHead(404).end('gone');
     },
@@ -361,4 +364,19 @@ test('a long source continues as new every few pages: one run, one row, every re
   t.like(done.body.lastRun, { runId: handle.firstExecutionRunId, status: 'succeeded', pages: 5, seen: 5, created: 5 });
   const runs = await app.api.get(`/api/v1/admin/harvest-sources/${made.body.id}/runs`, admin);
   t.is(runs.body.count, 1);
+});
+
+test('the schedule runs the harvest: a triggered schedule starts harvest-<id>-<time>, seen in lastRun', async (t) => {
+  const made = await create({
+    name: 'epsilon-scheduled',
+    type: 'dcat-us',
+    url: `${files.url}/e/data.json`,
+    organization: orgId,
+    schedule: 'weekly',
+  });
+  t.is(made.status, 201, made.text);
+  await app.almanac.services.jobs.client.schedule.getHandle(harvestScheduleId(made.body.id)).trigger();
+  const done = await finished(made.body.id);
+  t.like(done.body.lastRun, { status: 'succeeded', created: 2 });
+  t.true(done.body.lastRun.workflowId.startsWith(`harvest-${made.body.id}-`), done.body.lastRun.workflowId);
 });
