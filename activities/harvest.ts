@@ -10,6 +10,8 @@ import type { ActivityServices } from './services.ts';
 
 const noLog = pino({ enabled: false });
 
+const HEARTBEAT_EVERY_MS = 5_000;
+
 /** The deadline of each request to the source. */
 const SOURCE_TIMEOUT_MS = 60_000;
 
@@ -38,14 +40,22 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       const loaded = await load(ctx, run);
       if (!loaded) return { next: null, gone: true };
       const { source, row } = loaded;
-      const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
-      const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
-      for (const item of page.items) {
-        await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
-        Context.current().heartbeat();
+      // Beats while this process lives, also through a long download of the source's document; a
+      // killed worker stops them, and the page is read again elsewhere once the heartbeat timeout passes.
+      const activity = Context.current();
+      const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
+        const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
+        for (const item of page.items) {
+          await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
+          activity.heartbeat();
+        }
+        await recordRunPages(ctx.em, run.runRowId, pageNo);
+        return { next: page.next, gone: false };
+      } finally {
+        clearInterval(beat);
       }
-      await recordRunPages(ctx.em, run.runRowId, pageNo);
-      return { next: page.next, gone: false };
     },
     /** Marks what a full run no longer found, and the run succeeded. */
     async finishHarvestRun(run: BegunRun): Promise<{ removed: number }> {

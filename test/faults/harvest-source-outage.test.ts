@@ -1,4 +1,5 @@
 import test from 'ava';
+import { WorkflowFailedError } from '@temporalio/client';
 import { harvestWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFileServer } from '../helpers/file-server.ts';
@@ -64,7 +65,7 @@ test('a source answering 503 is retried with backoff, then the run fails saying 
     taskQueue: app.taskQueue,
     args: [{ sourceId: id, pageSize: 2 }],
   });
-  const failure = await t.throwsAsync(handle.result());
+  const failure = await t.throwsAsync<WorkflowFailedError>(handle.result(), { instanceOf: WorkflowFailedError });
   t.regex(String(failure?.cause?.message), /could not be reached.*503/);
 
   t.is(secondPageAsks.length, 5, 'five attempts at the second page');
