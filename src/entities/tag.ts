@@ -9,7 +9,8 @@ export const Tag = defineEntity({
       .uuid()
       .primary()
       .onCreate(() => randomUUID()),
-    name: p.string().length(100).unique(),
+    /** Real catalogs hold long tags (keyword lists joined with "/", up to ~300 characters in data.gov's). */
+    name: p.string().length(500).unique(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

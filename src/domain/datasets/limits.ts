@@ -10,7 +10,7 @@ export const DATASET_LIMITS = {
   resources: 5_000,
   tags: 1_000,
   /** Characters of one tag name (the `tags.name` column). */
-  tagLength: 100,
+  tagLength: 500,
   groups: 100,
   title: 1_000,
   notes: 100_000,

@@ -130,7 +130,8 @@ export const DatasetRecord = z
   .meta({ id: 'Dataset' });
 
 /** `tags[]=a&tags[]=b`, `tags=a&tags=b` and `tags=a` all arrive as a list. */
-const name = z.string().trim().min(1).max(200);
+// As long as the longest tag (DATASET_LIMITS.tagLength).
+const name = z.string().trim().min(1).max(L.tagLength);
 const names = z.union([name, z.array(name).max(50)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 export const ListQuery = z.object({

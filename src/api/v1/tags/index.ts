@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATASET_LIMITS } from '../../../domain/datasets/limits.ts';
 import { getTag, listTags } from '../../../domain/tags/tags.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, paging } from '../../../http/schemas.ts';
@@ -22,7 +23,7 @@ export const tagRoutes = [
     summary: 'Tag detail, by id or name',
     tag: 'tags',
     access: 'public',
-    params: z.object({ id: z.string().min(1).max(100) }),
+    params: z.object({ id: z.string().min(1).max(DATASET_LIMITS.tagLength) }),
     response: TagRecord,
     handle: ({ domain, actor, params }) => getTag(domain, actor, params.id),
   }),
