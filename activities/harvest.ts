@@ -11,6 +11,8 @@ import type { ActivityServices } from './services.ts';
 const noLog = pino({ enabled: false });
 
 const HEARTBEAT_EVERY_MS = 5_000;
+/** Records of a page applied side by side (each holds a database connection while it writes). */
+const APPLY_CONCURRENCY = 6;
 
 /** The deadline of each request to the source. */
 const SOURCE_TIMEOUT_MS = 60_000;
@@ -47,10 +49,17 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       try {
         const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
-        for (const item of page.items) {
-          await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
-          activity.heartbeat();
-        }
+        // A few records at once: each waits mostly on its own transaction and search sync. The apply is
+        // one transaction per record, retried on the unique clashes two new records can meet (a tag, a name).
+        let taken = 0;
+        const applyNext = async () => {
+          while (taken < page.items.length) {
+            const item = page.items[taken++]!;
+            await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
+            activity.heartbeat();
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, page.items.length) }, applyNext));
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
       } finally {
