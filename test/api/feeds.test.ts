@@ -171,6 +171,7 @@ test('GET /packages/{name} without ld+json in Accept is the plain JSON record, u
       'createdAt',
       'creatorUserId',
       'groups',
+      'harvest',
       'id',
       'licenseId',
       'maintainer',
