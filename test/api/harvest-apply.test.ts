@@ -243,3 +243,41 @@ test('the DCAT-AP document of a harvested dataset names its source (dct:source) 
   t.is(result.violations, 0, result.report);
   t.is(result.warnings, 0, result.report);
 });
+
+test('one bad record never fails a run: an over-long remote id fails under a shortened key, an over-long remote URL is dropped, NUL and lone surrogates are cleaned', async (t) => {
+  const src = await makeSource(app, { name: 'bad-records', organization: 'hv-org' });
+  const run = await makeRun(app, src);
+  const longId = `http://agency.example/${'x'.repeat(1200)}`;
+  t.is(await apply(src, run, rec(harvestRecord(longId))), 'failed');
+  t.is(await apply(src, run, rec(harvestRecord(longId))), 'failed');
+  t.is(await apply(src, run, rec(harvestRecord('long-url', { remoteUrl: `http://source.example/${'u'.repeat(2100)}` }))), 'created');
+  t.is((await show('long-url')).body.harvest.remoteUrl, null);
+  t.is(await apply(src, run, { kind: 'refused', remoteId: 'nul\0-\ud800id', title: 'Ti\0tle \udc00', reason: 'bad\0 reason' }), 'failed');
+  t.is(await apply(src, run, rec(harvestRecord('nul-\0id', { name: 'nul-id' }))), 'created');
+  t.is(await apply(src, run, rec(harvestRecord('nul-\0id', { name: 'nul-id' }))), 'created');
+  t.is((await show('nul-id')).body.harvest.remoteId, 'nul-id');
+
+  const counts = await harvestRunCounts(domainContext(app), run.id);
+  t.like(counts, { seen: 4, failed: 2, created: 2 });
+  const [tooLongId, refused] = counts.errors;
+  t.is(tooLongId!.remoteId.length, 900 + 1 + 32);
+  t.true(tooLongId!.remoteId.startsWith(longId.slice(0, 900) + '#'));
+  t.is(tooLongId!.reason, 'remoteId: too long: 1,222 characters (at most 1,000)');
+  t.deepEqual(refused, { remoteId: 'nul-\ufffdid', title: 'Title \ufffd', reason: 'bad reason' });
+});
+
+test('a record the database refuses (a constraint no rule here checks) fails with the constraint’s name, no SQL or values; the run goes on', async (t) => {
+  const src = await makeSource(app, { name: 'db-refuses', organization: 'hv-org' });
+  const run = await makeRun(app, src);
+  const em = app.almanac.services.orm.em.fork();
+  await em.execute(`alter table datasets add constraint harvest_test_no_poison check (title is distinct from 'Poison secret')`);
+  try {
+    t.is(await apply(src, run, rec(harvestRecord('poisoned', { title: 'Poison secret' }))), 'failed');
+    t.is(await apply(src, run, rec(harvestRecord('healthy'))), 'created');
+  } finally {
+    await em.execute('alter table datasets drop constraint harvest_test_no_poison');
+  }
+  const counts = await harvestRunCounts(domainContext(app), run.id);
+  t.like(counts, { seen: 2, failed: 1, created: 1 });
+  t.deepEqual(counts.errors, [{ remoteId: 'poisoned', title: 'Poison secret', reason: 'could not be stored (harvest_test_no_poison)' }]);
+});

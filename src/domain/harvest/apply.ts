@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ConnectionException, DeadlockException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import {
   Dataset,
   Group,
@@ -12,7 +13,7 @@ import {
 } from '../../entities/index.ts';
 import type { HarvestItem, HarvestRecord } from '../../harvest/record.ts';
 import type { DomainContext } from '../context.ts';
-import { datasetLimitErrors, LINK_PROTOCOLS } from '../datasets/limits.ts';
+import { datasetLimitErrors, LINK_PROTOCOLS, tooLong } from '../datasets/limits.ts';
 import { resolveTags } from '../datasets/references.ts';
 import type { FieldError } from '../errors.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
@@ -51,7 +52,23 @@ export function mapRecord(source: HarvestRecord): MappedRecord {
   const seen = new Set<string>();
   const resources = record.resources.map((r) => ({ ...r, url: r.url.trim() })).filter((r) => r.url && !seen.has(r.url) && seen.add(r.url));
   const { modified: _modified, ...rest } = record;
-  return { ...rest, tags, resources, licenseId: record.licenseId || NO_LICENSE };
+  // The record's page at the source is only provenance: one longer than its column is dropped, not a failure.
+  const remoteUrl = record.remoteUrl && record.remoteUrl.length <= MAX_REMOTE_URL ? record.remoteUrl : null;
+  return { ...rest, remoteUrl, tags, resources, licenseId: record.licenseId || NO_LICENSE };
+}
+
+/** The columns of harvest_run_records.remote_id / datasets.harvest_remote_id and datasets.harvest_remote_url. */
+const MAX_REMOTE_ID = 1000;
+const MAX_REMOTE_URL = 2000;
+
+/**
+ * The key a remote id is recorded under in the run: the id itself, or for one longer than its column
+ * (which fails), its first 900 characters, `#` and a sha256 prefix of the whole, so the failure is recorded
+ * once and a replay finds it.
+ */
+export function runRecordKey(remoteId: string): string {
+  if (remoteId.length <= MAX_REMOTE_ID) return remoteId;
+  return `${remoteId.slice(0, 900)}#${createHash('sha256').update(remoteId).digest('hex').slice(0, 32)}`;
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -145,37 +162,69 @@ export async function applyHarvestItem(
   run: HarvestRun,
   item: HarvestItem,
 ): Promise<HarvestOutcome> {
-  const remoteId = item.kind === 'record' ? item.record.remoteId : item.remoteId;
+  const remoteId = runRecordKey(storable(item.kind === 'record' ? item.record.remoteId : item.remoteId));
   const done = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
   if (done) {
     await followUp(ctx, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
     return done.outcome;
   }
   if (item.kind === 'refused') {
-    return recordOnly(ctx, run, remoteId, item.title, item.reason);
+    return recordOnly(ctx, run, remoteId, storable(item.title), storable(item.reason));
   }
 
   const record = mapRecord(item.record);
+  if (record.remoteId.length > MAX_REMOTE_ID) {
+    return recordOnly(ctx, run, remoteId, record.title, `remoteId: ${tooLong(record.remoteId.length, MAX_REMOTE_ID)}`);
+  }
   const errors = recordErrors(record);
   if (errors.length) return recordOnly(ctx, run, remoteId, record.title, describe(errors));
   const hash = recordHash(record);
 
-  // A clash with a concurrent apply (the same name, the same record in a replayed page, new tags met in
-  // another order) rolls the transaction back; the next attempt sees the winner's rows.
+  // A clash with a concurrent apply (the same record in a replayed page, new tags met in another order)
+  // rolls the transaction back; the next attempt sees the winner's rows. Any other database error
+  // that is not the database being unreachable is this record's (a value no column takes): the record
+  // fails, and the run goes on.
   for (let attempt = 1; ; attempt++) {
     const em = ctx.em.fork();
+    let result: FollowUp;
     try {
-      const result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash));
-      await followUp(ctx, result);
-      return result.outcome;
+      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash));
     } catch (err) {
       if (err instanceof RecordFailed) return recordOnly(ctx, run, remoteId, record.title, err.message);
       const clash = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
-      if (!clash || attempt >= 5) throw err;
+      if (!clash) {
+        const cause = recordDatabaseError(err);
+        if (!cause) throw err;
+        const { code, table, constraint } = err as Error & Record<string, string | undefined>;
+        ctx.log.warn({ err: { type: (err as Error).name, code, table, constraint }, remoteId }, 'harvested record could not be stored');
+        return recordOnly(ctx, run, remoteId, record.title, `could not be stored (${cause})`);
+      }
+      if (attempt >= 5) throw err;
       const replayed = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
       if (replayed) return replayed.outcome;
+      continue;
     }
+    await followUp(ctx, result);
+    return result.outcome;
   }
+}
+
+/** SQLSTATE classes of a database that is down, restarting, out of resources, or of a transaction to retry. */
+const TRANSIENT_SQLSTATE = /^(08|40|53|55|57|58|XX)/;
+
+/**
+ * For a database error that the record itself caused (a constraint, a value out of range): a name for it
+ * fit for the run's report (the constraint, else the error's class), never its SQL or values. Null for
+ * anything else (the database unreachable, a lock timeout, not a database error), which is thrown so the
+ * activity retries.
+ */
+function recordDatabaseError(err: unknown): string | null {
+  // MikroORM wraps driver errors; raw queries can surface pg's own DatabaseError.
+  if (!(err instanceof DriverException || err instanceof pg.DatabaseError) || err instanceof ConnectionException) return null;
+  const { code, constraint } = err as Error & { code?: unknown; constraint?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT_SQLSTATE.test(code)) return null;
+  if (typeof constraint === 'string' && constraint) return constraint;
+  return err instanceof DriverException ? `${err.constructor.name.replace(/Exception$/, '')} ${code}` : code;
 }
 
 /** A record that was refused or failed a rule: only its run record (a replay finds it and returns it). */
