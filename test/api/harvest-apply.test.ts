@@ -281,3 +281,18 @@ test('a record the database refuses (a constraint no rule here checks) fails wit
   t.like(counts, { seen: 2, failed: 1, created: 1 });
   t.deepEqual(counts.errors, [{ remoteId: 'poisoned', title: 'Poison secret', reason: 'could not be stored (harvest_test_no_poison)' }]);
 });
+
+test('records sharing a title applied side by side each get their own name: base, base-2 … base-12, all created', async (t) => {
+  const src = await makeSource(app, { name: 'same-titles', organization: 'hv-org' });
+  const run = await makeRun(app, src);
+  const items = Array.from({ length: 12 }, (_, i) =>
+    rec(harvestRecord(`same-title-${i}`, { name: null, title: 'Annual Report Stampede' })),
+  );
+  const outcomes = await Promise.all(items.map((item) => apply(src, run, item)));
+  t.deepEqual(outcomes, Array(12).fill('created'));
+  const rows: Array<{ name: string }> = await app.almanac.services.orm.em
+    .fork()
+    .execute('select name from datasets where harvest_source_id = ? order by name', [src.id]);
+  const expected = ['annual-report-stampede', ...Array.from({ length: 11 }, (_, i) => `annual-report-stampede-${i + 2}`)];
+  t.deepEqual(rows.map((r) => r.name).sort(), expected.sort());
+});

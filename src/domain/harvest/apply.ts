@@ -281,7 +281,7 @@ async function writeRecord(
   const dataset =
     existing ??
     em.create(Dataset, {
-      name: await freeDatasetName(em, baseName(record.name, record.title, record.remoteId)),
+      name: await lockedFreeName(em, baseName(record.name, record.title, record.remoteId)),
       state: 'active',
       creator: null,
       publishedAt: now,
@@ -331,6 +331,16 @@ async function writeRecord(
   const removed = [...byUrl.values()];
   removed.forEach((r) => em.remove(r));
   return finish('updated', dataset, { removedResourceIds: removed.map((r) => r.id), reprocessIds });
+}
+
+/**
+ * The first free name from `base`, with a transaction-scoped advisory lock on the base name taken first:
+ * the records of a page that share a title (applied side by side) take their names one after the other,
+ * each seeing the ones before committed, instead of all picking the same `base-n` and retrying.
+ */
+async function lockedFreeName(em: EntityManager, base: string): Promise<string> {
+  await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`dataset-name:${base}`]);
+  return freeDatasetName(em, base);
 }
 
 /**
