@@ -41,9 +41,13 @@ export interface HarvestResource {
   size: number | null;
 }
 
-/** One record of a page: mapped, or refused with its reason (a record never stops a run). */
+/**
+ * One record of a page: mapped, or refused with its reason (a record never stops a run). `withdrawn`:
+ * refused because the source says it is not public (DCAT-US `accessLevel: non-public`, DCAT-AP
+ * `NON_PUBLIC`), so a dataset harvested from it before is taken out of public view (src/domain/harvest).
+ */
 export type HarvestItem =
-  { kind: 'record'; record: HarvestRecord } | { kind: 'refused'; remoteId: string; title: string | null; reason: string };
+  { kind: 'record'; record: HarvestRecord } | { kind: 'refused'; remoteId: string; title: string | null; reason: string; withdrawn?: true };
 
 /** Where a reader is in its source; plain JSON, carried from page to page (and across continue-as-new). */
 export type HarvestCursor = Record<string, string | number | null>;

@@ -296,3 +296,31 @@ test('records sharing a title applied side by side each get their own name: base
   const expected = ['annual-report-stampede', ...Array.from({ length: 11 }, (_, i) => `annual-report-stampede-${i + 2}`)];
   t.deepEqual(rows.map((r) => r.name).sort(), expected.sort());
 });
+
+test('a record the source withdraws as not public makes its harvested dataset private (kept, not deleted), counted updated; public again, it is public again', async (t) => {
+  const src = await makeSource(app, { name: 'withdrawing', organization: 'hv-org' });
+  t.is(await apply(src, await makeRun(app, src), rec(harvestRecord('withdrawn-one'))), 'created');
+  const withdrawn: HarvestItem = {
+    kind: 'refused',
+    remoteId: 'withdrawn-one',
+    title: 'Title of withdrawn-one',
+    reason: 'non-public record (accessLevel non-public)',
+    withdrawn: true,
+  };
+  const second = await makeRun(app, src);
+  t.is(await apply(src, second, withdrawn), 'updated');
+  t.is(await apply(src, second, withdrawn), 'updated');
+  t.like((await show('withdrawn-one')).body, { state: 'active', private: true });
+  t.like(await harvestRunCounts(domainContext(app), second.id), { seen: 1, updated: 1, failed: 0 });
+  const reason: Array<{ reason: string }> = await app.almanac.services.orm.em
+    .fork()
+    .execute('select reason from harvest_run_records where run_id = ?', [second.id]);
+  t.deepEqual(reason, [{ reason: 'withdrawn at the source: non-public record (accessLevel non-public)' }]);
+  t.deepEqual(await finishHarvestRun(domainContext(app), src, second, { full: true }), { removed: 0 });
+
+  t.is(await apply(src, await makeRun(app, src), withdrawn), 'unchanged');
+  t.is(await apply(src, await makeRun(app, src), rec(harvestRecord('withdrawn-one'))), 'updated');
+  t.like((await show('withdrawn-one')).body, { state: 'active', private: false });
+  // Never harvested here: a withdrawn item is only a failure with its reason.
+  t.is(await apply(src, await makeRun(app, src), { ...withdrawn, remoteId: 'never-seen' }), 'failed');
+});

@@ -161,6 +161,11 @@ test('a DCAT-AP catalog is read along hydra:next and hydra:nextPage: two Turtle 
     pages[1]!.flatMap((i) => (i.kind === 'refused' ? [i.reason] : [])),
     ['a dataset with neither a dct:identifier nor an IRI', 'no dct:title', 'non-public record (dct:accessRights NON_PUBLIC)'],
   );
+  // Only the non-public one is withdrawn: a dataset harvested from it before is made private.
+  t.deepEqual(
+    pages[1]!.flatMap((i) => (i.kind === 'refused' && i.withdrawn ? [i.remoteId] : [])),
+    ['http://remote.example/dataset/secret'],
+  );
 });
 
 test('a dcat:Dataset maps onto the record, in English when no untagged text exists', async (t) => {

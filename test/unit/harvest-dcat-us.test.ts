@@ -123,6 +123,7 @@ test('gsa.json: CC0 URLs become cc-zero, restricted public becomes private, form
     remoteId: nonPublic.identifier,
     title: nonPublic.title,
     reason: 'non-public record (accessLevel non-public)',
+    withdrawn: true,
   });
   const withFormat = datasets.find((d) => d.accessLevel === 'public' && d.distribution?.some((x: Raw) => x.format && x.title))!;
   const dist = withFormat.distribution.find((x: Raw) => x.format && x.title);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ConnectionException, DeadlockException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ConnectionException, DeadlockException, LockMode, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import {
@@ -169,6 +169,10 @@ export async function applyHarvestItem(
     return done.outcome;
   }
   if (item.kind === 'refused') {
+    if (item.withdrawn) {
+      const withdrawn = await withdraw(ctx, source, run, remoteId, storable(item.title), storable(item.reason));
+      if (withdrawn) return withdrawn;
+    }
     return recordOnly(ctx, run, remoteId, storable(item.title), storable(item.reason));
   }
 
@@ -225,6 +229,46 @@ function recordDatabaseError(err: unknown): string | null {
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT_SQLSTATE.test(code)) return null;
   if (typeof constraint === 'string' && constraint) return constraint;
   return err instanceof DriverException ? `${err.constructor.name.replace(/Exception$/, '')} ${code}` : code;
+}
+
+/**
+ * A record the source now says is not public (a refused item with `withdrawn`), whose dataset from this
+ * source is active here: the dataset is made private (not deleted: its organization still sees it and
+ * may want it) and its hash cleared, so the record's return as public is an update that makes it public
+ * again. Outcome `updated`, its run record noting the reason ("withdrawn at the source: …"); a dataset
+ * already withdrawn so (private, no hash) is `unchanged`. Without such a dataset (none, or deleted here),
+ * null: the item fails with its reason, as any refused one. Counted once per run like any record, and
+ * seen, so a full run does not also count it removed.
+ */
+async function withdraw(
+  ctx: DomainContext,
+  source: HarvestSource,
+  run: HarvestRun,
+  remoteId: string,
+  title: string | null,
+  reason: string,
+): Promise<HarvestOutcome | null> {
+  const result = await ctx.em.fork().transactional(async (em) => {
+    const dataset = await em.findOne(
+      Dataset,
+      { harvestSource: source.id, harvestRemoteId: remoteId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!dataset || dataset.state !== 'active') return null;
+    const outcome: HarvestOutcome = dataset.private && dataset.harvestHash === null ? 'unchanged' : 'updated';
+    if (outcome === 'unchanged') {
+      await em.execute('update datasets set harvested_at = ? where id = ?', [new Date(), dataset.id]);
+    } else {
+      Object.assign(dataset, { private: true, harvestHash: null, harvestedAt: new Date() });
+      await em.flush();
+    }
+    await insertRunRecord(em, run, remoteId, outcome, dataset.id, title ?? dataset.title ?? null, `withdrawn at the source: ${reason}`);
+    return { outcome, datasetId: dataset.id, removedResourceIds: [], reprocessIds: [] } satisfies FollowUp;
+  });
+  if (!result) return null;
+  await followUp(ctx, result);
+  const row = await ctx.em.fork().findOneOrFail(HarvestRunRecord, { run: run.id, remoteId });
+  return row.outcome;
 }
 
 /** A record that was refused or failed a rule: only its run record (a replay finds it and returns it). */

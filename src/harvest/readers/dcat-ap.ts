@@ -221,7 +221,7 @@ export function dcatApItem(graph: RdfGraph, node: RdfTerm, index: number): Harve
   if (!title) return { kind: 'refused', remoteId, title: null, reason: 'no dct:title' };
   const access = graph.object(node, `${DCT}accessRights`)?.value ?? '';
   if (access === `${ACCESS_RIGHT}NON_PUBLIC`) {
-    return { kind: 'refused', remoteId, title, reason: 'non-public record (dct:accessRights NON_PUBLIC)' };
+    return { kind: 'refused', remoteId, title, reason: 'non-public record (dct:accessRights NON_PUBLIC)', withdrawn: true };
   }
   const publisher = graph.object(node, `${DCT}publisher`);
   const publisherName = publisher ? (graph.text(publisher, `${FOAF}name`) ?? graph.text(publisher, `${SKOS}prefLabel`)) : null;

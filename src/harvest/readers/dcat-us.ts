@@ -127,7 +127,7 @@ export function dcatUsItem(value: unknown, index: number, firstAt?: Map<string, 
   if (!title) return { kind: 'refused', remoteId: identifier, title: null, reason: 'no title' };
   const accessLevel = text(d.accessLevel)?.toLowerCase() ?? 'public';
   if (accessLevel === 'non-public') {
-    return { kind: 'refused', remoteId: identifier, title, reason: 'non-public record (accessLevel non-public)' };
+    return { kind: 'refused', remoteId: identifier, title, reason: 'non-public record (accessLevel non-public)', withdrawn: true };
   }
   if (accessLevel !== 'public' && accessLevel !== 'restricted public') {
     return { kind: 'refused', remoteId: identifier, title, reason: `unknown accessLevel "${text(d.accessLevel)}"` };
