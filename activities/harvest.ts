@@ -51,15 +51,24 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
         // A few records at once: each waits mostly on its own transaction and search sync. The apply is
         // one transaction per record, retried on the unique clashes two new records can meet (a tag, a name).
+        // A record's apply that throws (the database down: a bad record only fails) stops the taking of
+        // new records; the ones in flight finish before the error is rethrown, so no apply of this page is
+        // still writing when the page is tried again.
         let taken = 0;
+        let failure: { err: unknown } | null = null;
         const applyNext = async () => {
-          while (taken < page.items.length) {
+          while (!failure && taken < page.items.length) {
             const item = page.items[taken++]!;
-            await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
-            activity.heartbeat();
+            try {
+              await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
+              activity.heartbeat();
+            } catch (err) {
+              failure ??= { err };
+            }
           }
         };
         await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, page.items.length) }, applyNext));
+        if (failure) throw (failure as { err: unknown }).err;
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
       } finally {

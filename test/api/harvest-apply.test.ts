@@ -1,10 +1,15 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import test from 'ava';
+import { harvestActivities } from '../../activities/harvest.ts';
 import { applyHarvestItem, finishHarvestRun, harvestRunCounts } from '../../src/domain/harvest/apply.ts';
-import type { HarvestRun, HarvestSource } from '../../src/entities/index.ts';
+import type { Jobs } from '../../src/domain/jobs/port.ts';
+import { HarvestSource as HarvestSourceEntity, type HarvestRun, type HarvestSource } from '../../src/entities/index.ts';
 import type { HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ckanGet, resultOf } from '../helpers/ckan.ts';
+import { startFileServer } from '../helpers/file-server.ts';
 import { python, tempFile } from '../helpers/feed-fixtures.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { domainContext, harvestRecord, makeRun, makeSource, resource } from '../helpers/harvest-domain.ts';
@@ -323,4 +328,41 @@ test('a record the source withdraws as not public makes its harvested dataset pr
   t.like((await show('withdrawn-one')).body, { state: 'active', private: false });
   // Never harvested here: a withdrawn item is only a failure with its reason.
   t.is(await apply(src, await makeRun(app, src), { ...withdrawn, remoteId: 'never-seen' }), 'failed');
+});
+
+test('when one record of a page throws, the page activity takes no new records, lets the ones in flight finish, then fails', async (t) => {
+  const datasets = Array.from({ length: 20 }, (_, i) => ({ identifier: `page-stop-${i}`, title: `Page stop ${i}`, accessLevel: 'public' }));
+  const server = await startFileServer({
+    '/data.json': (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ dataset: datasets })),
+  });
+  t.teardown(server.close);
+  const src = await makeSource(app, { name: 'page-stop', organization: 'hv-org' });
+  await app.almanac.services.orm.em.fork().nativeUpdate(HarvestSourceEntity, { id: src.id }, { url: `${server.url}/data.json` });
+  const run = await makeRun(app, src);
+
+  // The search sync after a record's commit: the first one fails (as with the database gone), the others take a while.
+  const { orm, storage, config, search, log, jobs: realJobs } = app.almanac.services;
+  let started = 0;
+  let ended = 0;
+  const jobs: Jobs = Object.create(realJobs, {
+    syncSearch: {
+      value: async () => {
+        const first = ++started === 1;
+        try {
+          await sleep(first ? 30 : 150);
+          if (first) throw new Error('search sync failed');
+        } finally {
+          ended++;
+        }
+      },
+    },
+  });
+  const activities = harvestActivities({ orm, storage, config, search, log, jobs });
+  const context = { heartbeat: () => {} } as unknown as Context;
+  const page = asyncLocalStorage.run(context, () =>
+    activities.harvestPage({ runRowId: run.id, sourceId: src.id, since: null, full: true }, null, 1, 50),
+  );
+  await t.throwsAsync(page, { message: 'search sync failed' });
+  t.is(ended, started, 'no record of the page is still being applied');
+  t.true(started < 20, `took ${started} of 20 records`);
 });
