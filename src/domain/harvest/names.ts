@@ -1,7 +1,10 @@
+// Shared with the readers of src/harvest: this module must import nothing from there (no import cycle).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../ids.ts';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{1,99}$/;
+/** A valid Almanac name as it is (2–100 lowercase letters, digits, `-` or `_`, starting with a letter or digit). */
+export const isSlug = (text: string): boolean => SLUG.test(text);
 /** Room left for a `-<n>` suffix within the 100 characters of a name. */
 const BASE_MAX = 90;
 

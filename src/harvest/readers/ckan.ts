@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SourceInvalid } from '../errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
 import { licenseIdOf } from '../licenses.ts';
-import { suggestName, validName } from '../names.ts';
+import { isSlug, slugFrom } from '../../domain/harvest/names.ts';
 import type { HarvestCursor, HarvestItem, HarvestPage, HarvestResource, ReadPageOptions, SourceReader } from '../record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, isoInstant, list, object, text } from '../values.ts';
@@ -89,7 +89,7 @@ export function ckanPackageItem(site: string, value: unknown): HarvestItem {
     record: {
       remoteId,
       remoteUrl: sourceName ? `${site}/dataset/${encodeURIComponent(sourceName)}` : null,
-      name: validName(sourceName) ?? suggestName(sourceName),
+      name: sourceName && isSlug(sourceName) ? sourceName : slugFrom(sourceName ?? '') || null,
       title,
       notes: text(dict.notes),
       tags: cleanTags(

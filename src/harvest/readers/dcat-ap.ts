@@ -5,7 +5,7 @@ import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { SourceInvalid, SourceUnavailable } from '../errors.ts';
 import { documentText, fetchSourceDocument, type SourceDocument } from '../fetch-document.ts';
 import { licenseIdForUrl, licenseIdOf, NO_LICENSE } from '../licenses.ts';
-import { suggestName } from '../names.ts';
+import { slugFrom } from '../../domain/harvest/names.ts';
 import type { HarvestCursor, HarvestItem, HarvestPage, HarvestResource, ReadPageOptions, SourceReader } from '../record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, isoInstant } from '../values.ts';
@@ -239,7 +239,7 @@ export function dcatApItem(graph: RdfGraph, node: RdfTerm, index: number): Harve
       notes: graph.text(node, `${DCT}description`),
       tags: cleanTags(graph.texts(node, `${DCAT}keyword`)),
       licenseId: datasetLicense(graph, node, distributions),
-      organization: publisherName ? { name: suggestName(publisherName) ?? publisherName, title: publisherName, description: null } : null,
+      organization: publisherName ? { name: slugFrom(publisherName) || publisherName, title: publisherName, description: null } : null,
       groups: [],
       private: access === `${ACCESS_RIGHT}RESTRICTED`,
       author: creator ? graph.text(creator, `${FOAF}name`) : null,

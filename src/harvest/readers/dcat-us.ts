@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SourceInvalid } from '../errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
 import { licenseIdOf } from '../licenses.ts';
-import { suggestName } from '../names.ts';
+import { slugFrom } from '../../domain/harvest/names.ts';
 import type { HarvestCursor, HarvestItem, HarvestPage, HarvestResource, ReadPageOptions, SourceReader } from '../record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, httpUrl, isoInstant, list, object, text } from '../values.ts';
@@ -146,7 +146,7 @@ export function dcatUsItem(value: unknown, index: number, firstAt?: Map<string, 
       tags: cleanTags(typeof d.keyword === 'string' ? d.keyword.split(',') : list(d.keyword)),
       licenseId: licenseIdOf(text(d.license)),
       // Informational: a DCAT-US source's datasets go to the source's organization.
-      organization: publisher ? { name: suggestName(publisher) ?? publisher, title: publisher, description: null } : null,
+      organization: publisher ? { name: slugFrom(publisher) || publisher, title: publisher, description: null } : null,
       groups: [],
       private: accessLevel === 'restricted public',
       author: null,
