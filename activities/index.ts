@@ -20,6 +20,11 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
     ...pipelineActivities({ orm, storage, config, search }),
     ...adminJobActivities({ orm, config }),
     ...siteDataActivities({ orm, storage, config, search }),
+    /** A scheduled harvest's first step: another run of its source still going (then it skips). */
+    async otherHarvestRunning(sourceId: string, workflowId: string): Promise<string | null> {
+      if (!jobs) return null;
+      return (await jobs.otherHarvestRunning(sourceId, workflowId))?.workflowId ?? null;
+    },
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
       return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
     },

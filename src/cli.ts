@@ -23,10 +23,11 @@ const USAGE = `usage: almanac <command>
                          fetch the Temporal CLI and the embedding model into the cache now (both by
                          default), e.g. while building an image; serve does it on first start anyway
   admin create-user      --username U --email E [--password P | password on stdin] [--display-name N] [--sysadmin]
-  harvest <url> --type ckan|dcat-us|dcat-ap [--org NAME] [--name SOURCE]
+  harvest <url> --type ckan|dcat-us|dcat-ap [--org NAME] [--name SOURCE] [--full]
                          import another catalog: creates the harvest source (or reuses the one with this
                          url and type), runs it on the workers through Temporal, shows the counts as they
-                         move and ends with the summary and the Temporal UI link (exit 1 when it failed)
+                         move and ends with the summary and the Temporal UI link (exit 1 when it failed);
+                         --full reads everything (a CKAN source otherwise runs incrementally)
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -153,7 +154,7 @@ async function harvest(config: Config, log: Logger, args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { type: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } },
+    options: { type: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' }, full: { type: 'boolean' } },
   });
   const cli = await import('./harvest/cli.ts');
   if (positionals.length !== 1) throw new UsageError(`harvest: give the source's URL once\n\n${USAGE}`);
@@ -163,7 +164,13 @@ async function harvest(config: Config, log: Logger, args: string[]) {
   } catch (err) {
     throw new UsageError(`harvest: ${(err as Error).message}`);
   }
-  const { ok } = await cli.runHarvestCli(config, log, { url: positionals[0]!, type, org: values.org, name: values.name });
+  const { ok } = await cli.runHarvestCli(config, log, {
+    url: positionals[0]!,
+    type,
+    org: values.org,
+    name: values.name,
+    full: values.full ?? false,
+  });
   if (!ok) process.exitCode = 1;
 }
 

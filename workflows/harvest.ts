@@ -6,7 +6,8 @@ import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_
 type BegunRun = NonNullable<Awaited<ReturnType<Activities['beginHarvestRun']>>>;
 type HarvestCursor = NonNullable<Parameters<Activities['harvestPage']>[1]>;
 
-const { beginHarvestRun, finishHarvestRun, failHarvestRun } = proxyActivities<Activities>(HARVEST_BOOKKEEPING_ACTIVITY);
+const { beginHarvestRun, finishHarvestRun, failHarvestRun, otherHarvestRunning } =
+  proxyActivities<Activities>(HARVEST_BOOKKEEPING_ACTIVITY);
 const { harvestPage } = proxyActivities<Activities>(HARVEST_PAGE_ACTIVITY);
 
 export interface HarvestWorkflowInput {
@@ -23,7 +24,8 @@ export interface HarvestWorkflowInput {
 }
 
 export interface HarvestResult {
-  status: 'succeeded' | 'source-gone';
+  /** `skipped`: a scheduled run that found another run of its source going, and left it alone (no row). */
+  status: 'succeeded' | 'source-gone' | 'skipped';
   pages: number;
   removed: number;
 }
@@ -38,6 +40,10 @@ export interface HarvestResult {
 export async function harvestWorkflow(input: HarvestWorkflowInput): Promise<HarvestResult> {
   const { sourceId, pageSize, pagesPerRun = HARVEST_PAGES_PER_RUN } = input;
   const info = workflowInfo();
+  // A schedule's run (`harvest-<id>-<time>`) never goes beside a request's (`harvest-<id>`), which joins it instead.
+  if (!input.run && info.workflowId.startsWith(`harvest-${sourceId}-`) && (await otherHarvestRunning(sourceId, info.workflowId))) {
+    return { status: 'skipped', pages: 0, removed: 0 };
+  }
   const run = input.run ?? (await beginHarvestRun(sourceId, info.workflowId, info.firstExecutionRunId, input.full ?? false));
   let pages = input.pages ?? 0;
   if (!run) return { status: 'source-gone', pages, removed: 0 };

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { createHarvestSource, getHarvestSource, runHarvestSource } from '../domain/harvest/sources.ts';
-import { HARVEST_SOURCE_TYPES, HarvestSource, type HarvestSourceType } from '../entities/index.ts';
+import { createHarvestSource, presentHarvestRun, runHarvestSource } from '../domain/harvest/sources.ts';
+import { HARVEST_SOURCE_TYPES, HarvestRun, HarvestSource, type HarvestSourceType } from '../entities/index.ts';
 
 /**
  * `almanac harvest <url> --type … [--org …] [--name …]`: creates the source (or reuses the one with this
@@ -16,6 +16,8 @@ export interface HarvestCommand {
   type: HarvestSourceType;
   org?: string;
   name?: string;
+  /** Read everything, also from a CKAN source that could answer only what changed since its last run. */
+  full?: boolean;
 }
 
 /** The CLI acts as the operator at the machine: a sysadmin. */
@@ -44,7 +46,7 @@ export function sourceNameOf(url: string): string {
   return (slug || 'harvest-source').slice(0, 100);
 }
 
-type Run = NonNullable<Awaited<ReturnType<typeof getHarvestSource>>['lastRun']>;
+type Run = Awaited<ReturnType<typeof presentHarvestRun>>;
 
 const countsLine = (run: Run) =>
   `pages ${run.pages} · seen ${run.seen} · created ${run.created} · updated ${run.updated} · unchanged ${run.unchanged} · failed ${run.failed}` +
@@ -79,16 +81,17 @@ export async function harvestCommand(
     sourceId = created.id;
     out.write(`created harvest source ${created.name} (${created.id})\n`);
   }
-  const start = await runHarvestSource(ctx, OPERATOR, sourceId);
+  const start = await runHarvestSource(ctx, OPERATOR, sourceId, { full: command.full ?? false });
   const runUrl = `${start.uiUrl}/${encodeURIComponent(start.runId)}/history`;
   out.write(`harvest ${start.workflowId} run ${start.runId}\n`);
 
+  // Its own run, by its row: another run of the source (its schedule's) may begin meanwhile.
   let last = '';
   for (let tick = 0; ; tick++) {
     ctx.em.clear();
-    const source = await getHarvestSource(ctx, OPERATOR, sourceId);
-    const run = source.lastRun;
-    if (run && run.runId === start.runId) {
+    const row = await ctx.em.findOne(HarvestRun, { runId: start.runId });
+    const run = row ? await presentHarvestRun(ctx, row) : null;
+    if (run) {
       const line = countsLine(run);
       if (out.isTTY) out.write(`\r${progressBar(tick)} ${line}\x1b[K`);
       else if (line !== last) out.write(`${line}\n`);
@@ -98,8 +101,20 @@ export async function harvestCommand(
         out.write(summary(run, runUrl));
         return { ok: run.status === 'succeeded' };
       }
-    } else if (run && run.status !== 'running') {
-      log.debug({ runId: run.runId }, 'waiting for the run to begin');
+    }
+    if (tick % 5 === 4 && !(await ctx.jobs.isHarvestRunning(start.workflowId))) {
+      // Ended in Temporal: its row says how, unless it ended without saying so (terminated).
+      ctx.em.clear();
+      const ended = await ctx.em.findOne(HarvestRun, { runId: start.runId });
+      if (!ended || ended.status === 'running') {
+        if (out.isTTY) out.write('\n');
+        out.write(
+          `harvest ${start.workflowId} run ${start.runId} is no longer running in Temporal and did not finish (terminated?): ${runUrl}\n`,
+        );
+        return { ok: false };
+      }
+      log.debug({ runId: start.runId }, 'the run ended: reading its row');
+      continue;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

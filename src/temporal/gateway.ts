@@ -123,12 +123,50 @@ export class TemporalJobs implements Jobs {
   }
 
   // Joins a run already going, whether a request started it (`harvest-<id>`) or the schedule did (`harvest-<id>-<time>`).
-  async startHarvest(sourceId: string) {
+  async startHarvest(sourceId: string, opts: { full?: boolean } = {}) {
     const running = await this.runningHarvest(sourceId);
     if (running) return { ...running, uiUrl: this.workflowUiUrl(running.workflowId), joined: true };
     // USE_EXISTING: two requests racing past the check above still get one run.
-    const started = await this.start('harvestWorkflow', harvestWorkflowId(sourceId), [{ sourceId }], 'USE_EXISTING');
+    const started = await this.start(
+      'harvestWorkflow',
+      harvestWorkflowId(sourceId),
+      [{ sourceId, full: opts.full ?? false }],
+      'USE_EXISTING',
+    );
     return { ...started, joined: false };
+  }
+
+  async otherHarvestRunning(sourceId: string, exceptWorkflowId: string) {
+    const running = await this.runningHarvest(sourceId, exceptWorkflowId);
+    return running ? { workflowId: running.workflowId } : undefined;
+  }
+
+  async isHarvestRunning(workflowId: string) {
+    try {
+      const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
+      return description.status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  // Every run of the source still going: the one a request started, and any its schedule started.
+  async stopHarvest(sourceId: string) {
+    const workflowId = harvestWorkflowId(sourceId);
+    const query = `${jobsQuery(this.taskQueue, { type: 'harvest', status: 'running' })} AND WorkflowId STARTS_WITH '${workflowId}-'`;
+    await this.call(async () => {
+      const ids = [workflowId];
+      for await (const info of this.client.workflow.list({ query })) ids.push(info.workflowId);
+      for (const id of ids) {
+        try {
+          await this.client.workflow.getHandle(id).terminate('The harvest source was deleted.');
+        } catch (err) {
+          // Not there, or already closed.
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      }
+    });
   }
 
   async setHarvestSchedule(sourceId: string, schedule: HarvestSchedule | null) {
@@ -138,15 +176,19 @@ export class TemporalJobs implements Jobs {
     });
   }
 
-  private async runningHarvest(sourceId: string): Promise<{ workflowId: string; runId: string } | undefined> {
+  private async runningHarvest(sourceId: string, except?: string): Promise<{ workflowId: string; runId: string } | undefined> {
     const workflowId = harvestWorkflowId(sourceId);
-    try {
-      const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
-      if (description.status.name === 'RUNNING') return { workflowId, runId: description.runId };
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    if (except !== workflowId) {
+      try {
+        const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
+        if (description.status.name === 'RUNNING') return { workflowId, runId: description.runId };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
     }
-    const query = `${jobsQuery(this.taskQueue, { type: 'harvest', status: 'running' })} AND WorkflowId STARTS_WITH '${workflowId}-'`;
+    const query =
+      `${jobsQuery(this.taskQueue, { type: 'harvest', status: 'running' })} AND WorkflowId STARTS_WITH '${workflowId}-'` +
+      (except ? ` AND WorkflowId != '${except}'` : '');
     return this.call(async () => {
       for await (const info of this.client.workflow.list({ query, pageSize: 1 })) return { workflowId: info.workflowId, runId: info.runId };
       return undefined;

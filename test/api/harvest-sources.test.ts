@@ -36,8 +36,30 @@ const dataJson = (prefix: string, n: number) => ({
   })),
 });
 
+/** A CKAN site's package_search: these packages, none modified since any `fq` asks (each ask is kept). */
+let ckanPackages = ['one', 'two', 'three'];
+const ckanAsks: Array<string | null> = [];
+const ckanPackage = (name: string) => ({
+  id: `ckan-${name}`,
+  name: `ckan-${name}`,
+  title: `CKAN ${name}`,
+  notes: `The package ${name}`,
+  metadata_modified: '2026-01-01T00:00:00.000000',
+  tags: [{ name: 'harvest' }],
+  resources: [{ url: `http://127.0.0.1:9/${name}.csv`, format: 'CSV' }],
+});
+
 test.before(async () => {
   files = await startFileServer({
+    '/ck/api/3/action/package_search': (req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const fq = query.get('fq');
+      if (query.get('start') === '0') ckanAsks.push(fq);
+      const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: true, result: { count: results.length, results } }));
+    },
     '/a/data.json': async (_req, res) => {
       if (gate) await gate;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('alpha', 3)));
@@ -54,6 +76,14 @@ test.before(async () => {
     '/e/data.json': (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('epsilon', 2)));
     },
+    '/f/data.json': async (_req, res) => {
+      await heldF;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('phi', 2)));
+    },
+    '/g/data.json': async (_req, res) => {
+      await heldG;
+      if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('psi', 1)));
+    },
     '/down/data.json': (_req, res) => {
       res.writeHead(404).end('gone');
     },
@@ -65,9 +95,17 @@ test.before(async () => {
 });
 test.after.always(async () => {
   openGate();
+  releaseF();
+  releaseG();
   await app?.stop();
   await files?.close();
 });
+
+let releaseF: () => void = () => undefined;
+const heldF = new Promise<void>((resolve) => (releaseF = resolve));
+/** Never answers while the tests run: a run of it is still going when its source is deleted. */
+let releaseG: () => void = () => undefined;
+const heldG = new Promise<void>((resolve) => (releaseG = resolve));
 
 const create = (body: Record<string, unknown>) => app.api.post('/api/v1/admin/harvest-sources', body, admin);
 const source = (id: string) => app.api.get(`/api/v1/admin/harvest-sources/${id}`, admin);
@@ -217,6 +255,42 @@ test('a run is 202 with harvest-<id>; a second POST while it goes joins the same
     both.body.results.map((r: { runId: string }) => r.runId),
     [again.body.runId, first.body.runId],
   );
+});
+
+test('a CKAN source runs incrementally (since its last run, less an hour) until a full run is asked for or its url changes; a full run counts what the source removed', async (t) => {
+  const made = await create({ name: 'ckan-full', type: 'ckan', url: `${files.url}/ck`, organization: orgId });
+  const id = made.body.id;
+  const run = async (body?: Record<string, unknown>) => {
+    const started = await app.api.post(`/api/v1/admin/harvest-sources/${id}/run`, body, admin);
+    t.is(started.status, 202, started.text);
+    const done = await finished(id);
+    t.is(done.body.lastRun.runId, started.body.runId);
+    return done.body.lastRun;
+  };
+  const first = await run();
+  t.like(first, { status: 'succeeded', since: null, created: 3, removed: 0 });
+  t.deepEqual(ckanAsks, [null]);
+
+  const second = await run();
+  t.like(second, { status: 'succeeded', seen: 0, removed: 0 });
+  t.is(Date.parse(second.since), Date.parse(first.startedAt) - 3600_000);
+  t.is(ckanAsks.length, 2);
+  t.regex(ckanAsks[1] ?? '', /^metadata_modified:\[\S+Z TO \*\]$/);
+
+  ckanPackages = ['one', 'three'];
+  const incremental = await run({});
+  t.like(incremental, { status: 'succeeded', seen: 0, removed: 0 });
+  t.truthy(incremental.since);
+  const full = await run({ full: true });
+  t.like(full, { status: 'succeeded', since: null, seen: 2, unchanged: 2, removed: 1 });
+  t.is(ckanAsks.at(-1), null);
+
+  // Incremental again, until the source's url changes: then its next run reads everything.
+  t.truthy((await run()).since);
+  const put = await app.api.put(`/api/v1/admin/harvest-sources/${id}`, { url: `${files.url}/ck/` }, admin);
+  t.is(put.status, 200, put.text);
+  t.like(await run(), { status: 'succeeded', since: null, seen: 2 });
+  t.is((await app.api.post(`/api/v1/admin/harvest-sources/${id}/run`, { full: 'yes' }, admin)).status, 422);
 });
 
 test('a source that answers 404 fails the run at once with the reason', async (t) => {
@@ -379,4 +453,46 @@ test('the schedule runs the harvest: a triggered schedule starts harvest-<id>-<t
   const done = await finished(made.body.id);
   t.like(done.body.lastRun, { status: 'succeeded', created: 2 });
   t.true(done.body.lastRun.workflowId.startsWith(`harvest-${made.body.id}-`), done.body.lastRun.workflowId);
+});
+
+test('a scheduled run that finds a run of its source going skips at once, with no row; the run going goes on alone', async (t) => {
+  const made = await create({
+    name: 'phi-scheduled',
+    type: 'dcat-us',
+    url: `${files.url}/f/data.json`,
+    organization: orgId,
+    schedule: 'weekly',
+  });
+  const id = made.body.id;
+  const manual = await app.api.post(`/api/v1/admin/harvest-sources/${id}/run`, undefined, admin);
+  t.is(manual.status, 202, manual.text);
+  const client = app.almanac.services.jobs.client;
+  await client.schedule.getHandle(harvestScheduleId(id)).trigger();
+  let scheduled: string | undefined;
+  await until(
+    'the scheduled run ends',
+    async () => {
+      for await (const info of client.workflow.list({ query: `WorkflowId STARTS_WITH 'harvest-${id}-'` })) {
+        if (info.status.name !== 'RUNNING') scheduled = info.workflowId;
+      }
+      return scheduled !== undefined;
+    },
+    60_000,
+  );
+  t.like(await client.workflow.getHandle(scheduled!).result(), { status: 'skipped', pages: 0 });
+  releaseF();
+  const done = await finished(id);
+  t.like(done.body.lastRun, { runId: manual.body.runId, status: 'succeeded', created: 2 });
+  t.is((await app.api.get(`/api/v1/admin/harvest-sources/${id}/runs`, admin)).body.count, 1);
+});
+
+test('deleting a source while it runs terminates the run first, so nothing lands after', async (t) => {
+  const made = await create({ name: 'psi-deleted', type: 'dcat-us', url: `${files.url}/g/data.json`, organization: orgId });
+  const id = made.body.id;
+  const started = await app.api.post(`/api/v1/admin/harvest-sources/${id}/run`, undefined, admin);
+  t.is(started.status, 202, started.text);
+  const deleted = await app.api.delete(`/api/v1/admin/harvest-sources/${id}?purge=true`, admin);
+  t.is(deleted.status, 204, deleted.text);
+  const described = await app.almanac.services.jobs.client.workflow.getHandle(started.body.workflowId).describe();
+  t.is(described.status.name, 'TERMINATED');
 });

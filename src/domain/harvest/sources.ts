@@ -196,7 +196,7 @@ export async function listHarvestRuns(ctx: DomainContext, actor: Actor, id: stri
 const PURGE_CONCURRENCY = 4;
 
 /**
- * DELETE: the source, its schedule and its runs go. The datasets it brought stay, detached (editable by
+ * DELETE: the source, its schedule, its runs still going (terminated) and its runs' rows go. The datasets it brought stay, detached (editable by
  * hand from then on), unless `purge`: then each is soft-deleted and purged the way a dataset's purge
  * does it (`purge-dataset-<id>`), before the source goes.
  */
@@ -204,6 +204,8 @@ export async function deleteHarvestSource(ctx: DomainContext, actor: Actor, id: 
   authorize(actor, 'harvest:administer');
   const source = await loadSource(ctx, id);
   await ctx.jobs.setHarvestSchedule(source.id, null);
+  // A run still going would keep bringing records (after the purge, too): it ends first.
+  await ctx.jobs.stopHarvest(source.id);
   if (opts.purge) {
     const now = new Date();
     await ctx.em.nativeUpdate(Dataset, { harvestSource: source.id, state: { $ne: 'deleted' } }, { state: 'deleted', deletedAt: now });
@@ -218,19 +220,30 @@ export async function deleteHarvestSource(ctx: DomainContext, actor: Actor, id: 
   await ctx.em.nativeDelete(HarvestSource, { id: source.id });
 }
 
-/** POST /{id}/run: starts `harvest-<id>`, or joins the run already going; its row exists when this returns. */
-export async function runHarvestSource(ctx: DomainContext, actor: Actor, id: string): Promise<JobStart> {
+/**
+ * POST /{id}/run: starts `harvest-<id>` (`full`: read everything, also from a CKAN source that could answer
+ * only what changed), or joins the run already going; its row exists when this returns.
+ */
+export async function runHarvestSource(ctx: DomainContext, actor: Actor, id: string, opts: { full?: boolean } = {}): Promise<JobStart> {
   authorize(actor, 'harvest:administer');
   const source = await loadSource(ctx, id);
-  const start = await ctx.jobs.startHarvest(source.id);
+  let start = await ctx.jobs.startHarvest(source.id, { full: opts.full ?? false });
+  // A run whose row has ended but whose workflow is still closing is no run to join: wait for it to close.
+  for (let wait = 0; wait < 50 && (await endedRow(ctx, start.runId)); wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    start = await ctx.jobs.startHarvest(source.id, { full: opts.full ?? false });
+  }
   if (start.joined) {
     // A run chain keeps the run id of its first run (continue-as-new gives later runs new ones).
     const row = await ctx.em.findOne(HarvestRun, { source: source.id, workflowId: start.workflowId, status: 'running' });
     if (row) return { workflowId: start.workflowId, runId: row.runId, uiUrl: start.uiUrl };
   }
-  await beginHarvestRun(ctx.em.fork(), source.id, start.workflowId, start.runId);
+  await beginHarvestRun(ctx.em.fork(), source.id, start.workflowId, start.runId, { full: opts.full ?? false });
   return { workflowId: start.workflowId, runId: start.runId, uiUrl: start.uiUrl };
 }
+
+const endedRow = async (ctx: DomainContext, runId: string) =>
+  (await ctx.em.fork().count(HarvestRun, { runId, status: { $ne: 'running' } })) > 0;
 
 // -- presentation
 

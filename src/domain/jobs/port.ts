@@ -31,7 +31,13 @@ export interface Jobs {
    * `harvest-<sourceId>`: a run of the source; one already going (started here or by its schedule) is
    * joined (`joined: true`, its workflow id and current run id).
    */
-  startHarvest(sourceId: string): Promise<JobStart & { joined: boolean }>;
+  startHarvest(sourceId: string, opts?: { full?: boolean }): Promise<JobStart & { joined: boolean }>;
+  /** A run of the source still going other than `exceptWorkflowId` (a request's or a schedule's), if any. */
+  otherHarvestRunning(sourceId: string, exceptWorkflowId: string): Promise<{ workflowId: string } | undefined>;
+  /** Whether the workflow `workflowId` (the latest run of its continue-as-new chain) is still running. */
+  isHarvestRunning(workflowId: string): Promise<boolean>;
+  /** Terminates the source's runs still going (`harvest-<id>`, `harvest-<id>-<time>`), so nothing more lands. */
+  stopHarvest(sourceId: string): Promise<void>;
   /** Creates, updates (`schedule` given) or deletes (null) the Temporal Schedule `harvest-schedule-<sourceId>`. */
   setHarvestSchedule(sourceId: string, schedule: HarvestSchedule | null): Promise<void>;
   /** This deployment's job runs, running first, then the most recently closed. */

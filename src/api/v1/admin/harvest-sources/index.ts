@@ -162,9 +162,15 @@ export const adminHarvestSourceRoutes = [
     tag: 'admin',
     access: 'sysadmin',
     status: 202,
-    summary: 'Run the harvest now, as the workflow harvest-<id>; a run already going is joined',
+    summary:
+      'Run the harvest now, as the workflow harvest-<id>; a run already going is joined. A CKAN source runs incrementally unless full, or its last full run is over 7 days old, or it was changed since its last run',
     params: idParams,
+    body: z
+      .strictObject({
+        full: z.boolean().optional().describe('Read everything (and so find the datasets removed at the source), also from a CKAN source'),
+      })
+      .optional(),
     response: Accepted,
-    handle: ({ domain, actor, params }) => runHarvestSource(domain, actor, params.id),
+    handle: ({ domain, actor, params, body }) => runHarvestSource(domain, actor, params.id, { full: body?.full ?? false }),
   }),
 ];
