@@ -496,3 +496,23 @@ test('deleting a source while it runs terminates the run first, so nothing lands
   const described = await app.almanac.services.jobs.client.workflow.getHandle(started.body.workflowId).describe();
   t.is(described.status.name, 'TERMINATED');
 });
+
+test('almanac harvest --full follows its own run, and exits 1 saying so when Temporal no longer runs it', async (t) => {
+  const url = `${files.url}/g/data.json?cli=1`;
+  const cli = almanacHarvest([url, '--type', 'dcat-us', '--org', 'harvest-dest', '--name', 'cli-terminated', '--full']);
+  let workflowId = '';
+  await until(
+    'the CLI run begins',
+    async () => {
+      const list = await app.api.get('/api/v1/admin/harvest-sources?limit=100', admin);
+      const made = list.body.results.find((s: { name: string }) => s.name === 'cli-terminated');
+      workflowId = made?.lastRun?.status === 'running' ? made.lastRun.workflowId : '';
+      return workflowId !== '';
+    },
+    30_000,
+  );
+  await app.almanac.services.jobs.client.workflow.getHandle(workflowId).terminate('test');
+  const ended = await cli;
+  t.is(ended.code, 1, ended.stderr + ended.stdout);
+  t.regex(ended.stdout, /is no longer running in Temporal and did not finish/);
+});
