@@ -54,7 +54,16 @@ test.before(async () => {
     '/ck/api/3/action/package_search': (req, res) => {
       const query = new URL(req.url ?? '/', 'http://x').searchParams;
       const fq = query.get('fq');
-      if (query.get('start') === '0') ckanAsks.push(fq);
+      if (query.get('start') === '0' && req.url?.startsWith('/ck/')) ckanAsks.push(fq);
+      const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: true, result: { count: results.length, results } }));
+    },
+    '/ck2/api/3/action/package_search': (req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const fq = query.get('fq');
+      if (query.get('start') === '0' && req.url?.startsWith('/ck/')) ckanAsks.push(fq);
       const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
       res
         .writeHead(200, { 'content-type': 'application/json' })
@@ -515,4 +524,23 @@ test('almanac harvest --full follows its own run, and exits 1 saying so when Tem
   const ended = await cli;
   t.is(ended.code, 1, ended.stderr + ended.stdout);
   t.regex(ended.stdout, /is no longer running in Temporal and did not finish/);
+});
+
+test('a CKAN source whose last full run is over 7 days old runs in full again', async (t) => {
+  const made = await create({ name: 'ckan-weekly-full', type: 'ckan', url: `${files.url}/ck2`, organization: orgId });
+  const id = made.body.id;
+  const run = async () => {
+    const started = await app.api.post(`/api/v1/admin/harvest-sources/${id}/run`, undefined, admin);
+    t.is(started.status, 202, started.text);
+    const done = await finished(id);
+    t.is(done.body.lastRun.runId, started.body.runId);
+    return done.body.lastRun;
+  };
+  t.like(await run(), { status: 'succeeded', since: null });
+  t.truthy((await run()).since);
+  await app.almanac.services.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update harvest_runs set started_at = started_at - interval '8 days' where source_id = ? and since is null`, [id]);
+  t.like(await run(), { status: 'succeeded', since: null });
 });
