@@ -94,7 +94,7 @@ async function runToEnd(app: TestApp, sourceId: string) {
 
 /** Every active dataset of an app, in detail, by name. */
 async function datasetsOf(app: TestApp): Promise<Map<string, Dataset>> {
-  const list = await app.api.get('/api/v1/packages?limit=100&include_private=true', app.sysadmin);
+  const list = await app.api.get('/api/v1/packages?limit=100&private=true', app.sysadmin);
   const details = await Promise.all(
     list.body.results.map(async (d: { id: string }) => (await app.api.get(`/api/v1/packages/${d.id}`, app.sysadmin)).body as Dataset),
   );

@@ -3,6 +3,7 @@ import { invalidParameters, notFound } from '../../../domain/errors.ts';
 import { licenseList as licenses } from '../package-dict.ts';
 import type { Action } from './action.ts';
 import type { Config } from '../../../config.ts';
+import { ckanSiteUrl } from '../envelope.ts';
 
 /** status_show, site_read, license_list, help_show. */
 
@@ -16,7 +17,7 @@ export const statusShow = (config: Config): Action => ({
     return {
       site_title: site.siteName,
       site_description: '',
-      site_url: config.http.publicUrl.replace(/\/$/, ''),
+      site_url: ckanSiteUrl(config),
       ckan_version: CKAN_COMPATIBLE_VERSION,
       almanac_version: site.version,
       error_emails_to: null,
