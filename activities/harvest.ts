@@ -2,18 +2,16 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import pino from 'pino';
 import { HarvestRun, HarvestSource } from '../src/entities/index.ts';
 import type { DomainContext } from '../src/domain/context.ts';
-import { applyHarvestItem, finishHarvestRun } from '../src/domain/harvest/apply.ts';
+import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
 import type { HarvestCursor } from '../src/harvest/record.ts';
+import { SourceInvalid } from '../src/harvest/errors.ts';
 import { sourceReader } from '../src/harvest/readers/index.ts';
 import type { ActivityServices } from './services.ts';
 
 const noLog = pino({ enabled: false });
 
 const HEARTBEAT_EVERY_MS = 5_000;
-/** Records of a page applied side by side (each holds a database connection while it writes). */
-const APPLY_CONCURRENCY = 6;
-
 /** The deadline of each request to the source. */
 const SOURCE_TIMEOUT_MS = 60_000;
 
@@ -49,26 +47,7 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       try {
         const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
-        // A few records at once: each waits mostly on its own transaction and search sync. The apply is
-        // one transaction per record, retried on the unique clashes two new records can meet (a tag, a name).
-        // A record's apply that throws (the database down: a bad record only fails) stops the taking of
-        // new records; the ones in flight finish before the error is rethrown, so no apply of this page is
-        // still writing when the page is tried again.
-        let taken = 0;
-        let failure: { err: unknown } | null = null;
-        const applyNext = async () => {
-          while (!failure && taken < page.items.length) {
-            const item = page.items[taken++]!;
-            try {
-              await applyHarvestItem({ ...ctx, em: orm.em.fork() }, source, row, item);
-              activity.heartbeat();
-            } catch (err) {
-              failure ??= { err };
-            }
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, page.items.length) }, applyNext));
-        if (failure) throw (failure as { err: unknown }).err;
+        await applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, () => activity.heartbeat());
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
       } finally {
@@ -80,7 +59,11 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       const ctx = domain();
       const loaded = await load(ctx, run);
       if (!loaded) return { removed: 0 };
-      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full });
+      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full }).catch((err: unknown) => {
+        if (err instanceof SourceInvalid)
+          throw ApplicationFailure.create({ type: 'SourceInvalid', message: err.message, nonRetryable: true });
+        throw err;
+      });
       await endHarvestRun(ctx.em, run.runRowId, { status: 'succeeded' });
       return result;
     },

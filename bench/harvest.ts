@@ -2,7 +2,9 @@
  * Harvest throughput (issue 18), datasets created per second over a whole run, worker included:
  * - `harvest-dcat-us`: GSA's real data.json (../shared/data/dcat-us/gsa.json) served from loopback into an
  *   empty Almanac;
- * - `harvest-ckan`: a second Almanac harvesting the first one through its CKAN-compatible API.
+ * - `harvest-ckan`: a second Almanac harvesting the first one through its CKAN-compatible API;
+ * - `harvest-dcat-us-keyword-only`: the first again into a third Almanac that has no embedding model, to
+ *   show what the vectors cost (on a small machine, most of the time).
  * Each app has its own database and Temporal task queue on the same engines.
  */
 import fsp from 'node:fs/promises';
@@ -74,7 +76,24 @@ export async function benchHarvest() {
     console.log(
       `rate harvest-ckan: ${(ckan.created / ckan.seconds).toFixed(1)} datasets/s (${ckan.created} created, ${ckan.failed} refused, in ${ckan.seconds} s)`,
     );
-    return { dcatUs, ckan };
+
+    // The same harvest without an embedding model (keyword search only): what the vectors cost.
+    await engines.pg.ensureDatabase('bench_keyword');
+    const keywordOnly = await startAppOn(
+      engines,
+      {
+        TEMPORAL_TASK_QUEUE: 'bench-harvest-c',
+        DATABASE_URL: engines.pg.url('bench_keyword'),
+        ALMANAC_DATA_DIR: path.join(engines.dir, 'keyword'),
+        EMBEDDINGS_PROVIDER: 'none',
+      },
+      log,
+    );
+    const plain = await harvestOnce(keywordOnly, { name: 'gsa', type: 'dcat-us', url: `${files.url}/data.json`, organization: 'gsa' });
+    console.log(
+      `rate harvest-dcat-us-keyword-only: ${(plain.created / plain.seconds).toFixed(1)} datasets/s (${plain.created} created, no embedding model, in ${plain.seconds} s)`,
+    );
+    return { dcatUs, ckan, keywordOnly: plain };
   } finally {
     await files.close();
     await engines.stop();

@@ -1,4 +1,5 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings]`: runs the named benchmarks (all by default), one JSON line each. */
+import { benchEmbeddings } from './embeddings.ts';
 import { benchHarvest } from './harvest.ts';
 import { benchHybrid } from './hybrid.ts';
 import { benchPipeline } from './pipeline.ts';
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<object>> = {
   relevance: () => benchRelevance(),
   hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
   harvest: () => benchHarvest(),
+  embeddings: () => benchEmbeddings(),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };

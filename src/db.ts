@@ -64,3 +64,12 @@ export async function migrate(orm: MikroORM, log: Logger) {
 }
 
 const MIGRATION_LOCK = 0x616c6d; // 'alm'
+
+/**
+ * Ids as one PostgreSQL array literal for a `?::uuid[]` parameter (knex would expand a JS array into a
+ * list of parameters). Only for uuids, which need no quoting; anything else is refused.
+ */
+export function uuidArray(ids: string[]): string {
+  for (const id of ids) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new TypeError(`not a uuid: ${JSON.stringify(id).slice(0, 60)}`);
+  return `{${ids.join(',')}}`;
+}

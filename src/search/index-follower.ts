@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { loadVectors } from './embeddings/cache.ts';
-import { pointsOfDataset } from './points-store.ts';
+import { pointsOfDatasets } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
 import { INDEX_NAMES } from './vectors/vector-index.ts';
 
@@ -12,7 +12,7 @@ const RECONNECT_MS = 2_000;
 /** One dataset's points as the database now has them, with cached vectors, replacing what the index held. */
 async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: string) {
   const em = orm.em.fork();
-  const points = await pointsOfDataset(em, datasetId);
+  const points = await pointsOfDatasets(em, [datasetId]);
   const vectors = search.embeddings
     ? await loadVectors(
         em,

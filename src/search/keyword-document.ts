@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidArray } from '../db.ts';
 
 /**
  * The keyword search document of a dataset: title and name weigh A, tags B, notes C, resource names and
@@ -17,9 +18,16 @@ const documentSql = (where: string) => `
    where ${where}
    returning d.id`;
 
-export async function writeKeywordDocument(em: EntityManager, datasetId: string, language: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(documentSql('d.id = ?'), [language, language, language, language, datasetId]);
-  return rows.length > 0;
+/** The ids among `datasetIds` that have a row (a document when active, none otherwise). */
+export async function writeKeywordDocuments(em: EntityManager, datasetIds: string[], language: string): Promise<Set<string>> {
+  const rows = await em.execute<{ id: string }[]>(documentSql('d.id = any(?::uuid[])'), [
+    language,
+    language,
+    language,
+    language,
+    uuidArray(datasetIds),
+  ]);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Every active dataset at once (a bulk load, a change of language). */

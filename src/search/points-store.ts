@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidArray } from '../db.ts';
 import { contentHash } from './embeddings/cache.ts';
 import type { SearchDocument } from './documents.ts';
 import type { IndexName, VectorPayload } from './vectors/vector-index.ts';
@@ -15,11 +16,12 @@ export interface PointRow {
   payload: VectorPayload;
 }
 
-/** Ids per index of a dataset's points now, to tell which ones a new version drops. */
-export async function pointIdsOf(em: EntityManager, datasetId: string): Promise<Map<IndexName, Set<string>>> {
-  const rows = await em.execute<Array<{ index: IndexName; id: string }>>('select index, id from search_points where dataset_id = ?', [
-    datasetId,
-  ]);
+/** Ids per index of the datasets' points now, to tell which ones a new version drops. */
+export async function pointIdsOf(em: EntityManager, datasetIds: string[]): Promise<Map<IndexName, Set<string>>> {
+  const rows = await em.execute<Array<{ index: IndexName; id: string }>>(
+    'select index, id from search_points where dataset_id = any(?::uuid[])',
+    [uuidArray(datasetIds)],
+  );
   const ids = new Map<IndexName, Set<string>>();
   for (const row of rows) ids.set(row.index, (ids.get(row.index) ?? new Set()).add(row.id));
   return ids;
@@ -58,8 +60,8 @@ export async function writePoints(em: EntityManager, datasetId: string, docs: Se
   });
 }
 
-export async function deletePoints(em: EntityManager, datasetId: string) {
-  await em.execute('delete from search_points where dataset_id = ?', [datasetId]);
+export async function deletePoints(em: EntityManager, datasetIds: string[]) {
+  await em.execute('delete from search_points where dataset_id = any(?::uuid[])', [uuidArray(datasetIds)]);
 }
 
 const PAYLOAD_SQL = `
@@ -107,9 +109,11 @@ function toPoint(row: PayloadRow): PointRow {
   };
 }
 
-/** A dataset's points with the payload its vectors carry (what the filters of a search read). */
-export async function pointsOfDataset(em: EntityManager, datasetId: string): Promise<PointRow[]> {
-  const rows = await em.execute<PayloadRow[]>(`${PAYLOAD_SQL} where sp.dataset_id = ? order by sp.index, sp.id`, [datasetId]);
+/** The datasets' points with the payload their vectors carry (what the filters of a search read). */
+export async function pointsOfDatasets(em: EntityManager, datasetIds: string[]): Promise<PointRow[]> {
+  const rows = await em.execute<PayloadRow[]>(`${PAYLOAD_SQL} where sp.dataset_id = any(?::uuid[]) order by sp.index, sp.id`, [
+    uuidArray(datasetIds),
+  ]);
   return rows.map(toPoint);
 }
 

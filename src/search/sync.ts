@@ -6,8 +6,8 @@ import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.t
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached } from './embeddings/cache.ts';
 import { EmbeddingsUnavailable } from './embeddings/provider.ts';
-import { writeKeywordDocument } from './keyword-document.ts';
-import { deletePoints, pointIdsOf, pointsOfDataset, writePoints, type PointRow } from './points-store.ts';
+import { writeKeywordDocuments } from './keyword-document.ts';
+import { deletePoints, pointIdsOf, pointsOfDatasets, writePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
 import { INDEX_NAMES, type IndexName } from './vectors/vector-index.ts';
 
@@ -33,32 +33,44 @@ async function readContents(storage: ObjectStore, resourceId: string): Promise<s
   }
 }
 
-/** An active dataset as search sees it; null for drafts, deleted datasets and missing rows. */
-async function loadForSearch(deps: SearchSyncDeps, datasetId: string): Promise<DatasetForSearch | null> {
-  const dataset = await deps.em.findOne(Dataset, { id: datasetId }, { populate: ['ownerOrg', 'tags'] });
-  if (!dataset || dataset.state !== 'active') return null;
-  const resources = await deps.em.find(Resource, { dataset: datasetId }, { orderBy: { position: 'asc' } });
-  return {
-    id: dataset.id,
-    name: dataset.name,
-    title: dataset.title ?? null,
-    notes: dataset.notes ?? null,
-    tags: dataset.tags.getItems().map((t: Tag) => t.name),
-    organizationTitle: (dataset.ownerOrg as Group | null)?.title ?? null,
-    resources: await Promise.all(
-      resources.map(async (r) => {
-        const schema = (r.extras.preview as { schema?: { columns?: Array<{ name: string }> } } | undefined)?.schema;
-        return {
-          id: r.id,
-          name: r.name ?? null,
-          description: r.description ?? null,
-          format: r.format ?? null,
-          columns: schema?.columns?.map((c) => c.name) ?? [],
-          contents: r.extras.contents ? await readContents(deps.storage, r.id) : null,
-        };
-      }),
-    ),
-  };
+/** The active ones among `datasetIds` as search sees them; drafts, deleted datasets and missing rows are absent. */
+async function loadForSearch(deps: SearchSyncDeps, datasetIds: string[]): Promise<Map<string, DatasetForSearch>> {
+  const datasets = await deps.em.find(Dataset, { id: { $in: datasetIds }, state: 'active' }, { populate: ['ownerOrg', 'tags'] });
+  const resources = datasets.length
+    ? await deps.em.find(Resource, { dataset: { $in: datasets.map((d) => d.id) } }, { orderBy: { position: 'asc' } })
+    : [];
+  const byDataset = new Map<string, Resource[]>();
+  for (const r of resources) byDataset.set((r.dataset as Dataset).id, [...(byDataset.get((r.dataset as Dataset).id) ?? []), r]);
+  const loaded = new Map<string, DatasetForSearch>();
+  for (const dataset of datasets) {
+    loaded.set(dataset.id, {
+      id: dataset.id,
+      name: dataset.name,
+      title: dataset.title ?? null,
+      notes: dataset.notes ?? null,
+      tags: dataset.tags.getItems().map((t: Tag) => t.name),
+      organizationTitle: (dataset.ownerOrg as Group | null)?.title ?? null,
+      resources: await Promise.all(
+        (byDataset.get(dataset.id) ?? []).map(async (r) => {
+          const schema = (r.extras.preview as { schema?: { columns?: Array<{ name: string }> } } | undefined)?.schema;
+          return {
+            id: r.id,
+            name: r.name ?? null,
+            description: r.description ?? null,
+            format: r.format ?? null,
+            columns: schema?.columns?.map((c) => c.name) ?? [],
+            contents: r.extras.contents ? await readContents(deps.storage, r.id) : null,
+          };
+        }),
+      ),
+    });
+  }
+  return loaded;
+}
+
+export interface SearchSyncResult {
+  found: boolean;
+  vectors: boolean;
 }
 
 /**
@@ -67,37 +79,47 @@ async function loadForSearch(deps: SearchSyncDeps, datasetId: string): Promise<D
  * Vectors are best effort: without a model or with the vector index down the dataset is still found
  * by keywords, and the drift shows in /admin/search/stats until a reindex.
  */
-export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
-  const found = await writeKeywordDocument(deps.em, datasetId, deps.config.search.language);
-  const previous = await pointIdsOf(deps.em, datasetId);
-  const dataset = await loadForSearch(deps, datasetId);
-  const docs = dataset ? searchDocuments(dataset) : [];
-  // Vectors are in the cache before the points are written: a process that reloads the dataset when the
+export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string): Promise<SearchSyncResult> {
+  return (await syncDatasetsSearch(deps, [datasetId])).get(datasetId)!;
+}
+
+/**
+ * syncDatasetSearch for many datasets at once (a harvest's page): a few statements for all of them, their
+ * texts embedded in one call and their vectors pushed in one upsert per index.
+ */
+export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: string[]): Promise<Map<string, SearchSyncResult>> {
+  const ids = [...new Set(datasetIds)];
+  const { language } = deps.config.search;
+  const found = await writeKeywordDocuments(deps.em, ids, language);
+  const previous = await pointIdsOf(deps.em, ids);
+  const datasets = await loadForSearch(deps, ids);
+  const docs = new Map([...datasets].map(([id, dataset]) => [id, searchDocuments(dataset)]));
+  const texts = [...docs.values()].flat().map((d) => d.text);
+  // Vectors are in the cache before the points are written: a process that reloads a dataset when its
   // points change (index-follower.ts) finds both.
   let vectors: Map<string, Float32Array> | null = new Map();
   try {
-    if (docs.length > 0) {
-      const embedded = await embedCached(
-        deps.em,
-        requireEmbeddings(deps.search),
-        docs.map((d) => d.text),
-      );
-      docs.forEach((d, i) => vectors!.set(contentHash(d.text), embedded[i]!));
+    if (texts.length > 0) {
+      const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), texts);
+      texts.forEach((text, i) => vectors!.set(contentHash(text), embedded[i]!));
     }
   } catch (err) {
     vectors = null;
-    deps.search.log.warn({ err, datasetId }, 'a dataset could not be embedded; search finds it by keywords until a reindex');
+    deps.search.log.warn({ err, datasetIds: ids }, 'datasets could not be embedded; search finds them by keywords until a reindex');
   }
-  if (dataset) await writePoints(deps.em, datasetId, docs, deps.config.search.language);
-  else await deletePoints(deps.em, datasetId);
-  if (!vectors) return { found, vectors: false };
-  try {
-    await pushVectors(deps, dataset ? await pointsOfDataset(deps.em, datasetId) : [], previous, vectors);
-    return { found, vectors: true };
-  } catch (err) {
-    deps.search.log.warn({ err, datasetId }, 'vectors of a dataset not updated; search finds it by keywords until a reindex');
-    return { found, vectors: false };
+  for (const [id, datasetDocs] of docs) await writePoints(deps.em, id, datasetDocs, language);
+  const gone = ids.filter((id) => !datasets.has(id));
+  if (gone.length) await deletePoints(deps.em, gone);
+  let pushed = vectors !== null;
+  if (vectors) {
+    try {
+      await pushVectors(deps, datasets.size ? await pointsOfDatasets(deps.em, [...datasets.keys()]) : [], previous, vectors);
+    } catch (err) {
+      pushed = false;
+      deps.search.log.warn({ err, datasetIds: ids }, 'vectors of datasets not updated; search finds them by keywords until a reindex');
+    }
   }
+  return new Map(ids.map((id) => [id, { found: found.has(id), vectors: pushed }]));
 }
 
 function requireEmbeddings(search: SearchServices) {

@@ -1,15 +1,12 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import test from 'ava';
-import { harvestActivities } from '../../activities/harvest.ts';
-import { applyHarvestItem, finishHarvestRun, harvestRunCounts } from '../../src/domain/harvest/apply.ts';
-import type { Jobs } from '../../src/domain/jobs/port.ts';
-import { HarvestSource as HarvestSourceEntity, type HarvestRun, type HarvestSource } from '../../src/entities/index.ts';
+import { applyHarvestPage, finishHarvestRun, harvestRunCounts } from '../../src/domain/harvest/apply.ts';
+import type { HarvestRun, HarvestSource } from '../../src/entities/index.ts';
 import type { HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { SourceInvalid } from '../../src/harvest/errors.ts';
+import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ckanGet, resultOf } from '../helpers/ckan.ts';
-import { startFileServer } from '../helpers/file-server.ts';
 import { python, tempFile } from '../helpers/feed-fixtures.ts';
 import { SHARED_DATA } from '../helpers/shared-data.ts';
 import { domainContext, harvestRecord, makeRun, makeSource, resource } from '../helpers/harvest-domain.ts';
@@ -24,7 +21,7 @@ let app: TestApp;
 let source: HarvestSource;
 
 test.before(async () => {
-  app = await startTestApp();
+  app = await startTestApp(semanticEnv());
   for (const name of ['hv-org', 'hv-other']) await app.api.post('/api/v1/organizations', { name }, app.sysadmin);
   source = await makeSource(app, { name: 'agency', organization: 'hv-org' });
 });
@@ -32,7 +29,8 @@ test.after.always(async () => {
   await app?.stop();
 });
 
-const apply = (src: HarvestSource, run: HarvestRun, item: HarvestItem) => applyHarvestItem(domainContext(app), src, run, item);
+const apply = async (src: HarvestSource, run: HarvestRun, item: HarvestItem) =>
+  (await applyHarvestPage(domainContext(app), src, run, [item]))[0]!;
 const rec = (record: HarvestRecord): HarvestItem => ({ kind: 'record', record });
 const show = (nameOrId: string) => app.api.get(`/api/v1/packages/${nameOrId}`, app.sysadmin);
 async function byRemoteId(src: HarvestSource, remoteId: string) {
@@ -190,6 +188,37 @@ test('datasets gone from the source are counted removed after a full run, and so
   }
 });
 
+test('a page’s datasets are in search once the page is applied: found by keywords and by meaning', async (t) => {
+  const src = await makeSource(app, { name: 'searchable', organization: 'hv-org' });
+  const run = await makeRun(app, src);
+  const topics = {
+    'hv-volcanoes': ['Volcanic eruptions', 'Dates, places and explosivity of volcanic eruptions since 1900.'],
+    'hv-bicycles': ['Bicycle counters', 'Hourly counts of cyclists passing the city’s bike lane counters.'],
+    'hv-harbour': ['Harbour traffic', 'Ships entering and leaving the port, with tonnage and flag.'],
+  };
+  const items = Object.entries(topics).map(([id, [title, notes]]) => rec(harvestRecord(id, { title, notes })));
+  t.deepEqual(await applyHarvestPage(domainContext(app), src, run, items), ['created', 'created', 'created']);
+  const search = async (q: string) =>
+    (await app.api.get(`/api/v1/packages?q=${encodeURIComponent(q)}&limit=5`)).body.results as Array<{
+      name: string;
+      match: { keyword: boolean; semantic: unknown[] };
+    }>;
+  t.like((await search('explosivity'))[0], { name: 'hv-volcanoes', match: { keyword: true } });
+  const byMeaning = (await search('cycling')).find((r) => r.name === 'hv-bicycles');
+  t.truthy(byMeaning?.match.semantic.length, 'found by its vectors');
+});
+
+test('a full run that read no record at all removes nothing: it fails saying the datasets are kept', async (t) => {
+  const src = await makeSource(app, { name: 'gone-empty', organization: 'hv-org', deleteRemoved: true });
+  const first = await makeRun(app, src);
+  await apply(src, first, rec(harvestRecord('kept-when-empty')));
+  const empty = await makeRun(app, src);
+  const err = await t.throwsAsync(finishHarvestRun(domainContext(app), src, empty, { full: true }), { instanceOf: SourceInvalid });
+  t.regex(err.message, /listed no datasets at all, so the 1 active datasets harvested from it are kept/);
+  t.like(await harvestRunCounts(domainContext(app), empty.id), { seen: 0, removed: 0 });
+  t.is((await show('kept-when-empty')).body.state, 'active');
+});
+
 test('a harvested dataset is not editable by hand, sysadmins included: 409 harvested_dataset naming the source', async (t) => {
   await apply(source, await makeRun(app, source), rec(harvestRecord('locked')));
   const { body } = await show('locked');
@@ -330,39 +359,34 @@ test('a record the source withdraws as not public makes its harvested dataset pr
   t.is(await apply(src, await makeRun(app, src), { ...withdrawn, remoteId: 'never-seen' }), 'failed');
 });
 
-test('when one record of a page throws, the page activity takes no new records, lets the ones in flight finish, then fails', async (t) => {
-  const datasets = Array.from({ length: 20 }, (_, i) => ({ identifier: `page-stop-${i}`, title: `Page stop ${i}`, accessLevel: 'public' }));
-  const server = await startFileServer({
-    '/data.json': (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ dataset: datasets })),
-  });
-  t.teardown(server.close);
+test('when one record of a page throws, the page takes no new records, lets the ones in flight finish, then fails', async (t) => {
   const src = await makeSource(app, { name: 'page-stop', organization: 'hv-org' });
-  await app.almanac.services.orm.em.fork().nativeUpdate(HarvestSourceEntity, { id: src.id }, { url: `${server.url}/data.json` });
   const run = await makeRun(app, src);
-
-  // The search sync after a record's commit: the first one fails (as with the database gone), the others take a while.
-  const { orm, storage, config, search, log, jobs: realJobs } = app.almanac.services;
-  let started = 0;
+  // The second record read throws (as a mapping bug would); the others are real records.
+  const taken = new Set<number>();
   let ended = 0;
-  const jobs: Jobs = Object.create(realJobs, {
-    syncSearch: {
-      value: async () => {
-        const first = ++started === 1;
-        try {
-          await sleep(first ? 30 : 150);
-          if (first) throw new Error('search sync failed');
-        } finally {
-          ended++;
-        }
+  const items = Array.from({ length: 20 }, (_, i): HarvestItem => {
+    const item = rec(harvestRecord(`page-stop-${i}`));
+    return {
+      get kind() {
+        taken.add(i);
+        if (i === 1) throw new Error('record mapping failed');
+        return item.kind;
       },
-    },
+      record: item.kind === 'record' ? item.record : undefined!,
+    } as HarvestItem;
   });
-  const activities = harvestActivities({ orm, storage, config, search, log, jobs });
-  const context = { heartbeat: () => {} } as unknown as Context;
-  const page = asyncLocalStorage.run(context, () =>
-    activities.harvestPage({ runRowId: run.id, sourceId: src.id, since: null, full: true }, null, 1, 50),
+  await t.throwsAsync(
+    applyHarvestPage(domainContext(app), src, run, items, () => ended++),
+    { message: 'record mapping failed' },
   );
-  await t.throwsAsync(page, { message: 'search sync failed' });
-  t.is(ended, started, 'no record of the page is still being applied');
-  t.true(started < 20, `took ${started} of 20 records`);
+  const stored = async () =>
+    (await app.almanac.services.orm.em.fork().execute('select count(*)::int as n from harvest_run_records where run_id = ?', [run.id]))[0]
+      .n;
+  const afterThrow = await stored();
+  await sleep(300);
+  t.is(await stored(), afterThrow, 'no record of the page is still being applied');
+  t.is(afterThrow, taken.size - 1, 'every record taken but the failing one was applied to the end');
+  t.true(taken.size < 20, `took ${taken.size} of 20 records`);
+  t.is(ended, afterThrow);
 });

@@ -31,6 +31,11 @@ test.before(async () => {
       const start = Number(query.get('start'));
       json(res, page(start === 0 ? ['a', 'b'] : start === 2 ? ['c'] : []));
     },
+    // Caps rows at 2 whatever is asked, as ckan.search.rows_max does.
+    '/capped/api/3/action/package_search': (req, res) => {
+      const start = Number(new URL(req.url!, 'http://x').searchParams.get('start'));
+      json(res, page(['a', 'b', 'c', 'd', 'e'].slice(start, start + 2)));
+    },
     '/html/api/3/action/package_search': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'),
     '/other/api/3/action/package_search': (_req, res) => json(res, { results: [] }),
     '/refusing/api/3/action/package_search': (_req, res) =>
@@ -43,7 +48,7 @@ test.after.always(() => server?.close());
 const reader = (site: string, rows?: number) =>
   sourceReader('ckan', `${server.url}${site}`, { pageSize: rows, allowPrivateNetworks: true });
 
-test('package_search is paged with rows, start += rows and sort=id asc, with the since filter, until an empty page', async (t) => {
+test('package_search is paged with rows, start += results and sort=id asc, with the since filter, until an empty page', async (t) => {
   const since = new Date('2024-05-01T10:00:00Z');
   const r = reader('/paged/api/3/action/', 2);
   const first = await r.readPage(null, { ...READ, since });
@@ -53,13 +58,23 @@ test('package_search is paged with rows, start += rows and sort=id asc, with the
   t.is(third.next, null);
   t.deepEqual(
     queries.map((q) => Object.fromEntries(q)),
-    [0, 2, 4].map((start) => ({
+    [0, 2, 3].map((start) => ({
       rows: '2',
       start: String(start),
       sort: 'id asc',
       fq: 'metadata_modified:[2024-05-01T10:00:00.000Z TO *]',
     })),
   );
+});
+
+test('a site that caps rows below what is asked is still read whole: start advances by the results received', async (t) => {
+  const r = reader('/capped', 100);
+  const seen: string[] = [];
+  for (let page = await r.readPage(null, READ); ; page = await r.readPage(page.next, READ)) {
+    seen.push(...page.items.map((i) => (i.kind === 'record' ? i.record.remoteId : i.remoteId)));
+    if (!page.next) break;
+  }
+  t.deepEqual(seen, ['a', 'b', 'c', 'd', 'e']);
 });
 
 test('two identical consecutive pages are SourceInvalid: the site does not page', async (t) => {

@@ -20,6 +20,7 @@ import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { removeResourceFiles } from '../resources/file-removal.ts';
 import { buildResource } from '../resources/resources.ts';
+import { syncDatasetsSearch } from '../../search/sync.ts';
 import { email } from '../users/fields.ts';
 import { baseName, freeDatasetName, slugFrom } from './names.ts';
 
@@ -140,6 +141,50 @@ interface FollowUp {
 
 class RecordFailed extends Error {}
 
+/** Records of a page applied side by side (each holds a database connection while it writes). */
+const APPLY_CONCURRENCY = 6;
+/** Datasets per search sync: their texts are embedded together and their vectors pushed in one upsert. */
+const SYNC_BATCH = 50;
+
+/**
+ * Applies the items of a page, a few at a time, then brings the search state of the datasets they
+ * created or changed in line, in batches (one embedding call and one vector upsert per batch, instead of
+ * a publish-sync workflow per dataset). A throw (the database down: a bad record only fails) stops the
+ * taking of new items; the ones in flight finish before it is rethrown, so nothing of this page is still
+ * writing when the page is tried again. The replay re-syncs what this page wrote, as the sync is idempotent.
+ */
+export async function applyHarvestPage(
+  ctx: DomainContext,
+  source: HarvestSource,
+  run: HarvestRun,
+  items: HarvestItem[],
+  onApplied: () => void = () => {},
+): Promise<HarvestOutcome[]> {
+  const outcomes: HarvestOutcome[] = [];
+  const toSync = new Set<string>();
+  let taken = 0;
+  let failure: { err: unknown } | null = null;
+  const applyNext = async () => {
+    while (!failure && taken < items.length) {
+      const i = taken++;
+      try {
+        outcomes[i] = await applyHarvestItem({ ...ctx, em: ctx.em.fork() }, source, run, items[i]!, toSync);
+        onApplied();
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, items.length) }, applyNext));
+  if (failure) throw (failure as { err: unknown }).err;
+  const ids = [...toSync];
+  for (let i = 0; i < ids.length; i += SYNC_BATCH) {
+    await syncDatasetsSearch(ctx, ids.slice(i, i + SYNC_BATCH));
+    onApplied();
+  }
+  return outcomes;
+}
+
 /**
  * Applies one item of a harvest page: creates, updates or leaves alone the dataset of (source, remote
  * id), or records why it could not. The dataset's write and the run's record of it (HarvestRunRecord,
@@ -149,28 +194,29 @@ class RecordFailed extends Error {}
  * record's own, mirrored by name), under the record's name or, when that is taken by a dataset from
  * elsewhere, the first free `name-2`, `name-3`…
  *
- * After the commit, the follow-up work of a hand-made change: publish-sync (search), and the pipeline
- * again for a link it had processed whose format changed. New links are not fetched here, as with
+ * After the commit, the follow-up work of a hand-made change: the pipeline again for a link it had
+ * processed whose format changed, and the dataset into `toSync` for the page's search sync. New links are not fetched here, as with
  * POST /packages: the pipeline runs them on demand (run-pipeline, enqueue-all), on the worker's task
  * queue and within its concurrency limits, so a big harvest never floods the fetchers; its fetch keeps
  * its own guard (http(s) only, no private addresses). Those follow-ups are idempotent and are re-run
  * when a replay finds the record done, so a crash between the commit and them loses nothing.
  */
-export async function applyHarvestItem(
+async function applyHarvestItem(
   ctx: DomainContext,
   source: HarvestSource,
   run: HarvestRun,
   item: HarvestItem,
+  toSync: Set<string>,
 ): Promise<HarvestOutcome> {
   const remoteId = runRecordKey(storable(item.kind === 'record' ? item.record.remoteId : item.remoteId));
   const done = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
   if (done) {
-    await followUp(ctx, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
+    await followUp(ctx, toSync, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
     return done.outcome;
   }
   if (item.kind === 'refused') {
     if (item.withdrawn) {
-      const withdrawn = await withdraw(ctx, source, run, remoteId, storable(item.title), storable(item.reason));
+      const withdrawn = await withdraw(ctx, toSync, source, run, remoteId, storable(item.title), storable(item.reason));
       if (withdrawn) return withdrawn;
     }
     return recordOnly(ctx, run, remoteId, storable(item.title), storable(item.reason));
@@ -208,7 +254,7 @@ export async function applyHarvestItem(
       if (replayed) return replayed.outcome;
       continue;
     }
-    await followUp(ctx, result);
+    await followUp(ctx, toSync, result);
     return result.outcome;
   }
 }
@@ -242,6 +288,7 @@ function recordDatabaseError(err: unknown): string | null {
  */
 async function withdraw(
   ctx: DomainContext,
+  toSync: Set<string>,
   source: HarvestSource,
   run: HarvestRun,
   remoteId: string,
@@ -266,7 +313,7 @@ async function withdraw(
     return { outcome, datasetId: dataset.id, removedResourceIds: [], reprocessIds: [] } satisfies FollowUp;
   });
   if (!result) return null;
-  await followUp(ctx, result);
+  await followUp(ctx, toSync, result);
   const row = await ctx.em.fork().findOneOrFail(HarvestRunRecord, { run: run.id, remoteId });
   return row.outcome;
 }
@@ -428,8 +475,11 @@ async function mirrorGroup(em: EntityManager, kind: 'organization' | 'category',
   return em.findOneOrFail(Group, { kind, name });
 }
 
-/** After the commit: search, and the pipeline again where what it processed changed; files of removed resources. */
-async function followUp(ctx: DomainContext, done: FollowUp) {
+/**
+ * After the commit: the pipeline again where what it processed changed, files of removed resources, and
+ * the dataset into `toSync` (its page's search sync, in one batch).
+ */
+async function followUp(ctx: DomainContext, toSync: Set<string>, done: FollowUp) {
   if (!done.datasetId || (done.outcome !== 'created' && done.outcome !== 'updated')) return;
   if (done.removedResourceIds.length) await removeResourceFiles(ctx.storage, done.removedResourceIds);
   for (const id of done.reprocessIds) {
@@ -438,5 +488,5 @@ async function followUp(ctx: DomainContext, done: FollowUp) {
     await Promise.all(stale.map((key) => ctx.storage.remove(key)));
     await startPipeline({ ...ctx, em }, id);
   }
-  await ctx.jobs.syncSearch(done.datasetId);
+  toSync.add(done.datasetId);
 }

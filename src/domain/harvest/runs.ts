@@ -1,4 +1,6 @@
 import { Dataset, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
+import { SourceInvalid } from '../../harvest/errors.ts';
+import { syncDatasetsSearch } from '../../search/sync.ts';
 import type { DomainContext } from '../context.ts';
 import { softDeleteDataset } from '../datasets/lifecycle.ts';
 
@@ -26,6 +28,7 @@ export interface HarvestRunCounts {
  * finds the record again brings it back). Without `deleteRemoved` they stay active, only counted.
  * Safe to repeat: a dataset already marked in this run is not marked again, and the search sync of the
  * run's removed datasets runs again (after a crash between the commit and that sync).
+ * A full run that read no record at all removes nothing: see refuseEmptyListing.
  */
 export async function finishHarvestRun(
   ctx: DomainContext,
@@ -33,6 +36,7 @@ export async function finishHarvestRun(
   run: HarvestRun,
   { full }: { full: boolean },
 ): Promise<{ removed: number }> {
+  if (full) await refuseEmptyListing(ctx, source, run);
   if (full) {
     for (;;) {
       const em = ctx.em.fork();
@@ -65,7 +69,8 @@ export async function finishHarvestRun(
       where r.run_id = ? and r.outcome = 'removed'`,
     [run.id],
   );
-  for (const row of removed) if (row.dataset_id && row.state === 'deleted') await ctx.jobs.syncSearch(row.dataset_id);
+  const deleted = removed.flatMap((row) => (row.dataset_id && row.state === 'deleted' ? [row.dataset_id] : []));
+  for (let i = 0; i < deleted.length; i += 500) await syncDatasetsSearch(ctx, deleted.slice(i, i + 500));
   return { removed: removed.length };
 }
 
@@ -89,4 +94,24 @@ export async function harvestRunCounts(ctx: DomainContext, runId: string): Promi
     removed: removed!,
     errors: errors.map((e) => ({ remoteId: e.remote_id, title: e.title, reason: e.reason })),
   };
+}
+
+/**
+ * A source that lists nothing while datasets from it are active here is far more often broken (an empty
+ * data.json served during a deploy, an API now behind a login, a catalog moved) than emptied: the run
+ * fails saying so, and those datasets stay as they are. A source really emptied is detached or deleted
+ * with ?purge=true by a sysadmin instead.
+ */
+async function refuseEmptyListing(ctx: DomainContext, source: HarvestSource, run: HarvestRun) {
+  const [{ seen, kept }]: Array<{ seen: number; kept: number }> = await ctx.em.execute(
+    `select (select count(*)::int from harvest_run_records where run_id = ? and outcome <> 'removed') as seen,
+            (select count(*)::int from datasets where harvest_source_id = ? and state = 'active') as kept`,
+    [run.id, source.id],
+  );
+  if (seen === 0 && kept > 0) {
+    throw new SourceInvalid(
+      `the source listed no datasets at all, so the ${kept} active datasets harvested from it are kept rather than counted removed; ` +
+        'if it really is empty now, delete the source (with ?purge=true to remove its datasets)',
+    );
+  }
 }

@@ -10,7 +10,7 @@ import { byteCount, email, isoInstant, list, object, text } from '../values.ts';
 /**
  * A CKAN site read through its Action API the way ckanext-harvest's CKAN harvester gathers
  * (ckanext/harvest/harvesters/ckanharvester.py, `_search_for_datasets`): `package_search` with
- * `rows`/`start` and `sort=id asc` (ids do not change while paging, so a dataset added meanwhile can at
+ * `rows`/`start` (advanced by the results received) and `sort=id asc` (ids do not change while paging, so a dataset added meanwhile can at
  * worst be seen twice, and the domain counts a record once per run), incremental runs with
  * `fq=metadata_modified:[<since>Z TO *]`, stop at an empty page, and fail when a page is byte for byte
  * the page before (the site ignores `start`: paging would never end). One page per readPage; the cursor
@@ -55,7 +55,9 @@ export function ckanReader(url: string, opts: CkanReaderOptions): SourceReader {
       }
       const results = searchResults(documentJson(doc, 'a CKAN API answer'), searchUrl);
       if (results.length === 0) return { items: [], next: null };
-      return { items: results.map((dict) => ckanPackageItem(site, dict)), next: { start: start + rows, previous: digest } };
+      // By what came, not by what was asked: a site capping `rows` lower (CKAN's ckan.search.rows_max)
+      // would otherwise have every page past its cap skipped.
+      return { items: results.map((dict) => ckanPackageItem(site, dict)), next: { start: start + results.length, previous: digest } };
     },
   };
 }
