@@ -20,25 +20,23 @@ interface DcatUsDataset {
 
 export async function benchEmbeddings() {
   const catalog = JSON.parse(await fsp.readFile(path.join(SHARED_DATA, 'dcat-us/gsa.json'), 'utf8')) as { dataset: DcatUsDataset[] };
-  const texts = catalog.dataset
-    .slice(0, 150)
-    .flatMap((d) => [
-      packageText({
-        id: '',
-        name: '',
-        title: d.title,
-        notes: d.description ?? null,
-        tags: d.keyword ?? [],
-        organizationTitle: 'GSA',
-        resources: [],
-      }),
-      ...(d.distribution ?? []).map((r) =>
-        resourceText(
-          { id: '', name: r.title ?? null, description: r.description ?? null, format: r.format ?? null, columns: [], contents: null },
-          d.title,
-        ),
+  const texts = catalog.dataset.slice(0, 150).flatMap((d) => [
+    packageText({
+      id: '',
+      name: '',
+      title: d.title,
+      notes: d.description ?? null,
+      tags: d.keyword ?? [],
+      organizationTitle: 'GSA',
+      resources: [],
+    }),
+    ...(d.distribution ?? []).map((r) =>
+      resourceText(
+        { id: '', name: r.title ?? null, description: r.description ?? null, format: r.format ?? null, columns: [], contents: null },
+        d.title,
       ),
-    ]);
+    ),
+  ]);
   const modelPath = await embeddingModelPath(createLogger('warn'));
   const rates: Record<string, number> = {};
   for (const batchSize of [1, 4, 8, 16, 32, 64]) {
