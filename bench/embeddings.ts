@@ -45,6 +45,7 @@ export async function benchEmbeddings() {
     const started = performance.now();
     await provider.embed(texts);
     rates[batchSize] = Math.round(texts.length / ((performance.now() - started) / 1000));
+    await provider.close();
     console.log(`rate embeddings-batch-${batchSize}: ${rates[batchSize]} texts/s (${texts.length} texts)`);
   }
   return { texts: texts.length, textsPerSecond: rates };

@@ -113,6 +113,38 @@ test('concurrent first calls all wait for the same load and get their vectors', 
   t.is(dims, 384);
 });
 
+test('the model runs in its own thread: the event loop keeps turning while a batch is embedded', async (t) => {
+  await local.dimensions();
+  const texts = Array.from(
+    { length: 64 },
+    (_, i) => `${'A long description of a dataset about rivers and their floods. '.repeat(12)} ${i}`,
+  );
+  let turns = 0;
+  let turning = true;
+  const spin = () => {
+    turns++;
+    if (turning) setImmediate(spin);
+  };
+  setImmediate(spin);
+  await local.embed(texts);
+  turning = false;
+  // In the main thread, ONNX Runtime's synchronous run would let the loop turn only between batches (2 here).
+  t.true(turns > 50, `the event loop turned ${turns} times`);
+});
+
+test('a model thread that dies fails the batch it was running as EmbeddingsUnavailable, and the next call starts a new one', async (t) => {
+  const provider = new LocalEmbeddingProvider({ model: MODEL, modelPath: MODEL_PATH, cacheDir: os.tmpdir(), batchSize: 8 });
+  t.teardown(() => provider.close());
+  await provider.dimensions();
+  const thread = await (provider as unknown as { loading: Promise<{ close(): Promise<void>; waiting: Map<number, unknown> }> }).loading;
+  const running = provider.embed(Array.from({ length: 64 }, (_, i) => `text number ${i} `.repeat(20)));
+  while (thread.waiting.size === 0) await new Promise((r) => setImmediate(r)); // its first batch is in the thread
+  await thread.close();
+  await t.throwsAsync(running, { instanceOf: EmbeddingsUnavailable, message: /embedding thread was closed/ });
+  const [vector] = await provider.embed(['a new thread']);
+  t.is(vector!.length, 384);
+});
+
 test('a missing model is EmbeddingsUnavailable naming the folder and files, and a later call tries again', async (t) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-no-model-'));
   t.teardown(() => fs.rm(dir, { recursive: true, force: true }));

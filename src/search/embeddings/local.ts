@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FeatureExtractionPipeline } from '@huggingface/transformers';
+import { ModelThread } from './model-thread-client.ts';
 import { EmbeddingsUnavailable, type EmbeddingProvider } from './provider.ts';
 
 export interface LocalEmbeddingOptions {
@@ -29,7 +29,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   readonly model: string;
   /** Which ONNX file was loaded (`onnx/model_quantized.onnx` or `onnx/model.onnx`), once loaded. */
   loadedFile?: string;
-  private loading?: Promise<FeatureExtractionPipeline>;
+  private loading?: Promise<ModelThread>;
   private modelPath?: string;
   private fetching?: 'pending' | Error;
   private lastFailure?: number;
@@ -61,24 +61,18 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const extractor = await this.pipeline();
+    const thread = await this.pipeline();
     // A batch is padded to its longest text: batching texts of similar length wastes the least work.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
     const vectors: Float32Array[] = new Array(texts.length);
     for (let i = 0; i < order.length; i += this.options.batchSize) {
       const slots = order.slice(i, i + this.options.batchSize);
-      const run = this.queue.then(() =>
-        extractor(
-          slots.map((j) => texts[j]),
-          { pooling: 'mean', normalize: true },
-        ),
-      );
+      const run = this.queue.then(() => thread.run(slots.map((j) => texts[j])));
       this.queue = run.catch(() => undefined);
-      const output = await run;
-      const width = output.dims[1] as number;
-      const data = output.data as Float32Array;
+      const { width, data } = await run.catch((err: Error) => {
+        throw thread.broken ? new EmbeddingsUnavailable(`embedding model ${this.model}: ${err.message}`) : err;
+      });
       slots.forEach((slot, r) => (vectors[slot] = data.slice(r * width, (r + 1) * width)));
-      output.dispose();
     }
     return vectors;
   }
@@ -96,13 +90,18 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   async close(): Promise<void> {
     const loading = this.loading;
     this.loading = undefined;
-    const extractor = await loading?.catch(() => undefined);
+    const thread = await loading?.catch(() => undefined);
     await this.queue;
-    await extractor?.dispose();
+    await thread?.close();
   }
 
-  /** Loads once; callers arriving meanwhile share the load, and a failed load is tried again next time. */
-  private pipeline(): Promise<FeatureExtractionPipeline> {
+  /**
+   * Loads once; callers arriving meanwhile share the load, and a failed load is tried again next time,
+   * as is a thread that died (its batches fail EmbeddingsUnavailable, the next call starts a new one).
+   */
+  private async pipeline(): Promise<ModelThread> {
+    const loaded = await this.loading?.catch(() => undefined);
+    if (loaded?.broken) this.loading = undefined;
     if (this.fetching === 'pending')
       return Promise.reject(new EmbeddingsUnavailable(`embedding model ${this.model} is still being fetched`));
     if (this.fetching) return Promise.reject(new EmbeddingsUnavailable(this.fetching.message));
@@ -114,11 +113,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return this.loading;
   }
 
-  private async load(): Promise<FeatureExtractionPipeline> {
+  private async load(): Promise<ModelThread> {
     const { model, cacheDir } = this.options;
     const modelPath = this.modelPath;
-    // transformers.js is large: imported on first use, so a service with embeddings off never pays for it.
-    const { pipeline, env } = await import('@huggingface/transformers');
     let source: string;
     let dir: string;
     if (modelPath) {
@@ -128,8 +125,6 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       dir = path.join(cacheDir, model);
       // Its cache holds the same layout as a model folder: once filled, load it as one, with no network.
       source = fs.existsSync(path.join(dir, 'config.json')) ? dir : model;
-      // The pipeline's own file checks read env.cacheDir and ignore the cache_dir option.
-      env.cacheDir = cacheDir;
     }
     const offline = source === dir;
     const onnx = pickOnnxFile(dir);
@@ -146,16 +141,11 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     // Prefer the int8 export when both are there: a quarter of the size and faster on CPU, for a tiny loss.
     const dtype = onnx === 'onnx/model.onnx' ? 'fp32' : 'q8';
     try {
-      // An absolute folder as the model id loads from there alone, without touching the global `env`, so
-      // providers on different folders can live in one process.
-      const extractor = await pipeline('feature-extraction', source, {
-        dtype,
-        device: 'cpu',
-        local_files_only: offline,
-        cache_dir: cacheDir,
-      });
+      // An absolute folder as the model id loads from there alone; the thread's own `env` holds the
+      // cache folder, so providers on different folders can live in one process.
+      const thread = await ModelThread.start({ source, dtype, offline, cacheDir });
       this.loadedFile = dtype === 'q8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-      return extractor;
+      return thread;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new EmbeddingsUnavailable(

@@ -1,0 +1,87 @@
+import { Worker } from 'node:worker_threads';
+import type { ModelThreadOptions, ModelThreadReply } from './model-thread.ts';
+
+/**
+ * The thread's body: the built `.js` beside this file, or under tsx (tests, `npm run dev`) the `.ts`
+ * source, loaded through tsx's API, as Node 20 does not hand a thread the loader of its process.
+ */
+function startWorker(options: ModelThreadOptions): Worker {
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./model-thread.js', import.meta.url), { workerData: options });
+  const source = new URL('./model-thread.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData: options });
+}
+
+interface Waiting {
+  resolve: (vectors: { width: number; data: Float32Array }) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The embedding model in a worker thread of this process: ONNX Runtime runs a batch synchronously, so
+ * in the main thread every batch would stall the event loop (requests, heartbeats, database replies)
+ * for its whole duration. The thread does not keep the process alive while it has nothing to do.
+ */
+export class ModelThread {
+  /** Set once the thread is gone (it crashed, exited or was closed); the owner starts a new one. */
+  broken?: Error;
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+  private readonly ready: Promise<void>;
+
+  private constructor(options: ModelThreadOptions) {
+    this.worker = startWorker(options);
+    this.worker.unref();
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.on('message', (reply: ModelThreadReply) => {
+        if (reply.kind === 'ready') return resolve();
+        if (reply.kind === 'load-failed') {
+          this.stop(new Error(reply.message));
+          return reject(this.broken);
+        }
+        const waiting = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        if (this.waiting.size === 0) this.worker.unref();
+        if (reply.kind === 'vectors') waiting?.resolve({ width: reply.width, data: reply.data });
+        else waiting?.reject(new Error(reply.message));
+      });
+      const gone = (err: Error) => {
+        this.stop(err);
+        reject(err);
+      };
+      this.worker.on('error', (err) => gone(new Error(`the embedding thread failed: ${err.message}`)));
+      this.worker.on('exit', (code) => gone(new Error(`the embedding thread exited (code ${code})`)));
+    });
+  }
+
+  /** A thread with the model loaded; rejects with the load's own message. */
+  static async start(options: ModelThreadOptions): Promise<ModelThread> {
+    const thread = new ModelThread(options);
+    await thread.ready;
+    return thread;
+  }
+
+  /** One batch: its vectors one after the other, `width` floats each. */
+  run(texts: string[]): Promise<{ width: number; data: Float32Array }> {
+    if (this.broken) return Promise.reject(this.broken);
+    const id = this.nextId++;
+    this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, texts });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stop(new Error('the embedding thread was closed'));
+    await this.worker.terminate();
+  }
+
+  private stop(err: Error) {
+    this.broken ??= err;
+    for (const waiting of this.waiting.values()) waiting.reject(this.broken);
+    this.waiting.clear();
+  }
+}
