@@ -6,7 +6,7 @@ import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
 import type { HarvestCursor } from '../src/harvest/record.ts';
 import { SourceInvalid } from '../src/harvest/errors.ts';
-import { sourceReader } from '../src/harvest/readers/index.ts';
+import { sourceHostOnly, sourceReader } from '../src/harvest/readers/index.ts';
 import type { ActivityServices } from './services.ts';
 
 const noLog = pino({ enabled: false });
@@ -45,9 +45,16 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       const activity = Context.current();
       const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        const reader = sourceReader(source.type, source.url, { pageSize: pageSize ?? undefined, allowPrivateNetworks: true });
+        const reader = sourceReader(source.type, source.url, {
+          pageSize: pageSize ?? undefined,
+          allowPrivateNetworks: sourceHostOnly(source.url),
+        });
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
-        await applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, () => activity.heartbeat());
+        // A terminated or cancelled run reaches this activity through its heartbeats, as the signal.
+        await applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, {
+          onApplied: () => activity.heartbeat(),
+          signal: activity.cancellationSignal,
+        });
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
       } finally {

@@ -1,4 +1,4 @@
-import { FetchRefusedError, FetchTimeoutError, safeFetch } from '../net/safe-fetch.ts';
+import { FetchRefusedError, FetchTimeoutError, safeFetch, type PrivateNetworks } from '../net/safe-fetch.ts';
 import { SourceInvalid, SourceUnavailable } from './errors.ts';
 
 /** One document of a source, read whole. */
@@ -14,7 +14,7 @@ export interface FetchDocumentOptions {
   timeoutMs: number;
   /** Past this many bytes the document is refused (SourceInvalid): a harvest reads documents whole. */
   maxBytes: number;
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworks;
   accept: string;
 }
 

@@ -12,6 +12,9 @@ import { classifyAddress, describeAddressClass, isAllowedAddress } from './addre
  * cannot swap in 127.0.0.1), redirects followed by hand and re-checked, one deadline over the whole
  * exchange, and an optional cap on the body.
  */
+/** Whether private addresses may be reached: always, never, or for the URLs a rule accepts. */
+export type PrivateNetworks = boolean | ((url: URL) => boolean);
+
 export interface SafeFetchOptions {
   method?: 'GET' | 'HEAD';
   headers?: Record<string, string>;
@@ -21,8 +24,11 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** Body bytes kept; past them the body ends early and `truncated` turns true. */
   maxBytes?: number;
-  /** Lets requests reach private, loopback and link-local addresses (tests); metadata addresses stay refused. */
-  allowPrivateNetworks?: boolean;
+  /**
+   * Lets requests reach private, loopback and link-local addresses (tests; a harvest source's own host);
+   * metadata addresses stay refused. A function decides per hop, redirects included.
+   */
+  allowPrivateNetworks?: PrivateNetworks;
   signal?: AbortSignal;
 }
 
@@ -94,7 +100,8 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
   try {
     for (;;) {
       const target = parseTarget(url);
-      const pinned = await pinAddress(target, opts.allowPrivateNetworks ?? false, signal);
+      const rule = opts.allowPrivateNetworks ?? false;
+      const pinned = await pinAddress(target, typeof rule === 'function' ? rule(target) : rule, signal);
       const res = await requestPinned(target, pinned, method, opts.headers ?? {}, signal);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode ?? 0) && location) {

@@ -208,6 +208,25 @@ test('a page’s datasets are in search once the page is applied: found by keywo
   t.truthy(byMeaning?.match.semantic.length, 'found by its vectors');
 });
 
+test('a page whose run is stopped takes no new records once its signal aborts, and throws the reason', async (t) => {
+  const src = await makeSource(app, { name: 'page-abort', organization: 'hv-org' });
+  const run = await makeRun(app, src);
+  const stop = new AbortController();
+  let applied = 0;
+  const items = Array.from({ length: 30 }, (_, i) => rec(harvestRecord(`page-abort-${i}`)));
+  const onApplied = () => {
+    if (++applied === 3) stop.abort(new Error('the run was terminated'));
+  };
+  await t.throwsAsync(applyHarvestPage(domainContext(app), src, run, items, { onApplied, signal: stop.signal }), {
+    message: 'the run was terminated',
+  });
+  const [{ n }] = await app.almanac.services.orm.em
+    .fork()
+    .execute('select count(*)::int as n from harvest_run_records where run_id = ?', [run.id]);
+  t.is(n, applied);
+  t.true(applied < 30, `applied ${applied} of 30`);
+});
+
 test('a full run that read no record at all removes nothing: it fails saying the datasets are kept', async (t) => {
   const src = await makeSource(app, { name: 'gone-empty', organization: 'hv-org', deleteRemoved: true });
   const first = await makeRun(app, src);
@@ -376,10 +395,9 @@ test('when one record of a page throws, the page takes no new records, lets the 
       record: item.kind === 'record' ? item.record : undefined!,
     } as HarvestItem;
   });
-  await t.throwsAsync(
-    applyHarvestPage(domainContext(app), src, run, items, () => ended++),
-    { message: 'record mapping failed' },
-  );
+  await t.throwsAsync(applyHarvestPage(domainContext(app), src, run, items, { onApplied: () => ended++ }), {
+    message: 'record mapping failed',
+  });
   const stored = async () =>
     (await app.almanac.services.orm.em.fork().execute('select count(*)::int as n from harvest_run_records where run_id = ?', [run.id]))[0]
       .n;

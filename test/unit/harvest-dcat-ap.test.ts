@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { SourceInvalid, SourceUnavailable } from '../../src/harvest/errors.ts';
 import type { HarvestCursor, HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
 import { rdfSyntaxOf } from '../../src/harvest/readers/dcat-ap.ts';
-import { sourceReader } from '../../src/harvest/readers/index.ts';
+import { sourceHostOnly, sourceReader } from '../../src/harvest/readers/index.ts';
 import { startFileServer } from '../helpers/file-server.ts';
 
 /**
@@ -122,12 +122,16 @@ test.before(async () => {
     '/catalog.rdf': (_req, res) => send(res, 'application/rdf+xml', RDF_XML),
     '/broken.rdf': (_req, res) => send(res, 'application/rdf+xml', RDF_XML.replace('</dcat:Dataset>', '')),
     '/loop.ttl': (_req, res) => send(res, 'text/turtle', `${PREFIXES}<loop.ttl> hydra:next <loop.ttl> .`),
+    // The same loopback server under another host name: private, and not the source's host.
+    '/elsewhere.ttl': (req, res) =>
+      send(res, 'text/turtle', `${PREFIXES}<elsewhere.ttl> hydra:next <http://localhost:${req.socket.localPort}/catalog.ttl> .`),
+    '/moved.ttl': (req, res) => void res.writeHead(302, { location: `http://localhost:${req.socket.localPort}/catalog.ttl` }).end(),
   });
 });
 test.after.always(() => server?.close());
 
 async function readAll(url: string) {
-  const reader = sourceReader('dcat-ap', url, { allowPrivateNetworks: true });
+  const reader = sourceReader('dcat-ap', url, { allowPrivateNetworks: sourceHostOnly(url) });
   const pages: HarvestItem[][] = [];
   const cursors: Array<HarvestCursor | null> = [];
   let cursor: HarvestCursor | null = null;
@@ -231,6 +235,13 @@ test('an RDF/XML catalog is read too: title in the untagged language, escaped te
     record!.resources.map((r) => [r.url, r.name]),
     [['https://remote.example/air.csv', 'Readings']],
   );
+});
+
+test('private addresses are for the source’s own host: a next page or a redirect to another private host is SourceInvalid', async (t) => {
+  const next = await t.throwsAsync(readAll(`${server.url}/elsewhere.ttl`), { instanceOf: SourceInvalid });
+  t.regex(next.message, /localhost.*cannot be harvested/);
+  const moved = await t.throwsAsync(readAll(`${server.url}/moved.ttl`), { instanceOf: SourceInvalid });
+  t.regex(moved.message, /cannot be harvested/);
 });
 
 test('an unparseable page is SourceInvalid, naming the syntax and the URL', async (t) => {

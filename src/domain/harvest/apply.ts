@@ -149,23 +149,23 @@ const SYNC_BATCH = 50;
 /**
  * Applies the items of a page, a few at a time, then brings the search state of the datasets they
  * created or changed in line, in batches (one embedding call and one vector upsert per batch, instead of
- * a publish-sync workflow per dataset). A throw (the database down: a bad record only fails) stops the
- * taking of new items; the ones in flight finish before it is rethrown, so nothing of this page is still
- * writing when the page is tried again. The replay re-syncs what this page wrote, as the sync is idempotent.
+ * a publish-sync workflow per dataset). A throw (the database down: a bad record only fails), or `signal`
+ * aborting (the run was terminated or cancelled), stops the taking of new items; the ones in flight finish
+ * before it is rethrown, so nothing of this page is still writing when the page is tried again. The replay re-syncs what this page wrote, as the sync is idempotent.
  */
 export async function applyHarvestPage(
   ctx: DomainContext,
   source: HarvestSource,
   run: HarvestRun,
   items: HarvestItem[],
-  onApplied: () => void = () => {},
+  { onApplied = () => {}, signal }: { onApplied?: () => void; signal?: AbortSignal } = {},
 ): Promise<HarvestOutcome[]> {
   const outcomes: HarvestOutcome[] = [];
   const toSync = new Set<string>();
   let taken = 0;
   let failure: { err: unknown } | null = null;
   const applyNext = async () => {
-    while (!failure && taken < items.length) {
+    while (!failure && !signal?.aborted && taken < items.length) {
       const i = taken++;
       try {
         outcomes[i] = await applyHarvestItem({ ...ctx, em: ctx.em.fork() }, source, run, items[i]!, toSync);
@@ -177,6 +177,7 @@ export async function applyHarvestPage(
   };
   await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, items.length) }, applyNext));
   if (failure) throw (failure as { err: unknown }).err;
+  signal?.throwIfAborted();
   const ids = [...toSync];
   for (let i = 0; i < ids.length; i += SYNC_BATCH) {
     await syncDatasetsSearch(ctx, ids.slice(i, i + SYNC_BATCH));

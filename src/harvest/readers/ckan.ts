@@ -1,3 +1,4 @@
+import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import { createHash } from 'node:crypto';
 import { SourceInvalid } from '../errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
@@ -21,7 +22,7 @@ export const CKAN_PAGE_MAX_BYTES = 50 * 1024 * 1024;
 
 export interface CkanReaderOptions {
   rows?: number;
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworks;
 }
 
 /** The site root from what a sysadmin may paste: trailing slashes and an `/api/3/action` tail dropped. */

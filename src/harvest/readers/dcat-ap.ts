@@ -1,3 +1,4 @@
+import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import { createHash } from 'node:crypto';
 import jsonld from 'jsonld';
 import { Parser } from 'n3';
@@ -34,7 +35,7 @@ const ACCESS_RIGHT = 'http://publications.europa.eu/resource/authority/access-ri
 const IANA_MEDIA_TYPE = /^https?:\/\/www\.iana\.org\/assignments\/media-types\//i;
 
 export interface DcatApReaderOptions {
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworks;
 }
 
 type Syntax = 'turtle' | 'trig' | 'n-triples' | 'n-quads' | 'json-ld' | 'rdf-xml';
@@ -108,7 +109,7 @@ export function dcatApReader(url: string, opts: DcatApReaderOptions): SourceRead
   };
 }
 
-async function parsePage(doc: SourceDocument, opts: { timeoutMs: number; allowPrivateNetworks: boolean }): Promise<RdfQuad[]> {
+async function parsePage(doc: SourceDocument, opts: { timeoutMs: number; allowPrivateNetworks: PrivateNetworks }): Promise<RdfQuad[]> {
   const text = documentText(doc);
   const syntax = rdfSyntaxOf(doc, text.slice(0, 200));
   if (syntax === 'rdf-xml') return parseRdfXml(doc.url, text);
@@ -136,7 +137,11 @@ function parseRdfXml(url: string, text: string): Promise<RdfQuad[]> {
 const contexts = new Map<string, Promise<unknown>>();
 const CONTEXTS_KEPT = 50;
 
-async function parseJsonLd(url: string, text: string, opts: { timeoutMs: number; allowPrivateNetworks: boolean }): Promise<RdfQuad[]> {
+async function parseJsonLd(
+  url: string,
+  text: string,
+  opts: { timeoutMs: number; allowPrivateNetworks: PrivateNetworks },
+): Promise<RdfQuad[]> {
   let doc: unknown;
   try {
     doc = JSON.parse(text);

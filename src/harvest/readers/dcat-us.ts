@@ -1,3 +1,4 @@
+import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import { createHash } from 'node:crypto';
 import { SourceInvalid } from '../errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
@@ -27,7 +28,7 @@ const CACHE_ENTRIES = 4;
 
 export interface DcatUsReaderOptions {
   pageSize?: number;
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworks;
 }
 
 interface LoadedCatalog {
@@ -61,7 +62,7 @@ export function dcatUsReader(url: string, opts: DcatUsReaderOptions): SourceRead
 
 async function loadCatalog(
   url: string,
-  opts: { fresh: boolean; timeoutMs: number; allowPrivateNetworks: boolean },
+  opts: { fresh: boolean; timeoutMs: number; allowPrivateNetworks: PrivateNetworks },
 ): Promise<LoadedCatalog> {
   const now = Date.now();
   for (const [key, entry] of cache) if (now - entry.lastUsed > CACHE_IDLE_MS) cache.delete(key);
@@ -82,7 +83,7 @@ async function loadCatalog(
   return catalog;
 }
 
-async function fetchCatalog(url: string, opts: { timeoutMs: number; allowPrivateNetworks: boolean }): Promise<LoadedCatalog> {
+async function fetchCatalog(url: string, opts: { timeoutMs: number; allowPrivateNetworks: PrivateNetworks }): Promise<LoadedCatalog> {
   const doc = await fetchSourceDocument(url, {
     timeoutMs: opts.timeoutMs,
     maxBytes: DATA_JSON_MAX_BYTES,

@@ -1,3 +1,4 @@
+import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import type { HarvestSourceType } from '../../entities/harvest-source.ts';
 import type { SourceReader } from '../record.ts';
 import { ckanReader } from './ckan.ts';
@@ -8,10 +9,10 @@ export interface SourceReaderOptions {
   /** Records per page: CKAN `rows` and the DCAT-US slice (100 unless told); DCAT-AP pages are the source's. */
   pageSize?: number;
   /**
-   * Lets the reader reach private and loopback addresses. Harvest source URLs are set by a sysadmin, so
-   * the workflow passes true; cloud-metadata addresses stay refused by safeFetch whatever this says.
+   * Which URLs may reach private and loopback addresses (cloud-metadata addresses stay refused by
+   * safeFetch whatever this says). The workflow passes sourceHostOnly(url): see there.
    */
-  allowPrivateNetworks: boolean;
+  allowPrivateNetworks: PrivateNetworks;
 }
 
 /** The reader for a harvest source: its type and URL (a CKAN site root, a data.json, a DCAT-AP catalog). */
@@ -24,6 +25,16 @@ export function sourceReader(type: HarvestSourceType, url: string, opts: SourceR
     case 'dcat-ap':
       return dcatApReader(url, { allowPrivateNetworks: opts.allowPrivateNetworks });
   }
+}
+
+/**
+ * Private addresses for the source's own host alone. A sysadmin set the source URL, so it may be an
+ * intranet catalog; the documents it serves are a stranger's text, and the pages, JSON-LD contexts and
+ * redirects they lead to on other hosts get the guard any fetched link gets.
+ */
+export function sourceHostOnly(sourceUrl: string): (url: URL) => boolean {
+  const host = new URL(sourceUrl).host;
+  return (url) => url.host === host;
 }
 
 export { SourceInvalid, SourceUnavailable } from '../errors.ts';
