@@ -1,9 +1,10 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchEmbeddings } from './embeddings.ts';
 import { benchHarvest } from './harvest.ts';
 import { benchHybrid } from './hybrid.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchQuery } from './query.ts';
+import { benchReads } from './reads.ts';
 import { benchRelevance } from './relevance/run.ts';
 import { benchSearch } from './search.ts';
 import { benchSoak } from './soak.ts';
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<object>> = {
   hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
   harvest: () => benchHarvest(),
   embeddings: () => benchEmbeddings(),
+  reads: () => benchReads(),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };

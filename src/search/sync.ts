@@ -5,7 +5,6 @@ import { contentsKey } from '../storage/keys.ts';
 import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.ts';
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached } from './embeddings/cache.ts';
-import { EmbeddingsUnavailable } from './embeddings/provider.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
 import { deletePoints, pointIdsOf, pointsOfDatasets, writePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -97,10 +96,12 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
   const texts = [...docs.values()].flat().map((d) => d.text);
   // Vectors are in the cache before the points are written: a process that reloads a dataset when its
   // points change (index-follower.ts) finds both.
-  let vectors: Map<string, Float32Array> | null = new Map();
+  // No model configured (EMBEDDINGS_PROVIDER=none) is a choice, not a failure: keyword search only, quietly.
+  const { embeddings } = deps.search;
+  let vectors: Map<string, Float32Array> | null = embeddings ? new Map() : null;
   try {
-    if (texts.length > 0) {
-      const embedded = await embedCached(deps.em, requireEmbeddings(deps.search), texts);
+    if (embeddings && texts.length > 0) {
+      const embedded = await embedCached(deps.em, embeddings, texts);
       texts.forEach((text, i) => vectors!.set(contentHash(text), embedded[i]!));
     }
   } catch (err) {
@@ -120,11 +121,6 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
     }
   }
   return new Map(ids.map((id) => [id, { found: found.has(id), vectors: pushed }]));
-}
-
-function requireEmbeddings(search: SearchServices) {
-  if (!search.embeddings) throw new EmbeddingsUnavailable('No embedding model is configured (EMBEDDINGS_PROVIDER=none).');
-  return search.embeddings;
 }
 
 /** Upserts the points with their vectors (by text hash) and drops the ones the dataset no longer has. */
