@@ -28,6 +28,29 @@ export async function checkHealth(services: Pick<Services, 'orm' | 'jobs' | 'sto
   return { status, components } as const;
 }
 
+/** How long a health report is answered again before the components are asked anew. */
+export const HEALTH_MAX_AGE_MS = 250;
+
+/**
+ * checkHealth behind a short memory: requests arriving within HEALTH_MAX_AGE_MS of a report get it, and
+ * those arriving while a check runs join it. The endpoint is public and each check asks five backends, so
+ * without this every caller (load balancers, probes, anyone) would multiply the load on all of them.
+ */
+export function healthReporter(services: Pick<Services, 'orm' | 'jobs' | 'storage' | 'search'>) {
+  let last: { at: number; report: Promise<Awaited<ReturnType<typeof checkHealth>>> } | null = null;
+  return () => {
+    const now = performance.now();
+    if (!last || now - last.at > HEALTH_MAX_AGE_MS) {
+      const report = checkHealth(services);
+      const entry = { at: Number.POSITIVE_INFINITY, report };
+      // Fresh from when it is answered, so a slow check (a backend timing out) is not asked again at once.
+      void report.then(() => (entry.at = performance.now()));
+      last = entry;
+    }
+    return last.report;
+  };
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([

@@ -5,7 +5,7 @@ import { ckanErrorSender, ckanSiteUrl } from '../api/ckan/envelope.ts';
 import { ckanRouter } from '../api/ckan/index.ts';
 import { isCkanPath } from '../api/ckan/paths.ts';
 import { v1Routes } from '../api/v1/index.ts';
-import { checkHealth } from '../domain/health.ts';
+import { healthReporter } from '../domain/health.ts';
 import { feedsRouter } from '../feeds/index.ts';
 import type { Services } from '../services.ts';
 import { docsRouter } from './docs.ts';
@@ -29,8 +29,9 @@ export function createHttpApp(services: Services) {
   mountRoutes(v1, v1Routes, { selfCheck: services.config.http.selfCheck, selfCheckReport: services.config.http.selfCheckReport });
 
   const health = new Router();
+  const healthReport = healthReporter(services);
   health.get('/api/health', async (ctx) => {
-    const report = await checkHealth(services);
+    const report = await healthReport();
     ctx.status = report.status === 'down' ? 503 : 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = report;

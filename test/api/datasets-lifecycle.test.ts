@@ -828,3 +828,48 @@ test.serial('/resources/count and /resources/formats count only active datasets 
   );
   t.false(formats.body.results.some((f: { format: string | null }) => f.format === null));
 });
+
+test('GET /packages/{id} (one statement) answers exactly the record the writes answer (entities), drafts and deleted ones included', async (t) => {
+  const org = await orgWithRoles(t);
+  const category = await app.api.post('/api/v1/groups', { name: unique('cat'), title: 'Zebra category' }, app.sysadmin);
+  const other = await app.api.post('/api/v1/groups', { name: unique('cat'), title: 'Another' }, app.sysadmin);
+  // The sysadmin: a category takes datasets from its members only.
+  const made = await app.api.post(
+    PKG,
+    {
+      name: unique('ds'),
+      ownerOrg: org.name,
+      licenseId: 'cc-by-4.0',
+      title: 'Read model',
+      notes: 'Ünïcode notes',
+      tags: ['zeta', 'Alpha', 'beta'],
+      groups: [category.body.name, other.body.name],
+      author: 'A. Author',
+      maintainerEmail: 'm@example.org',
+      version: '1.0',
+      url: 'https://example.org/page',
+      resources: [
+        { url: 'https://example.org/b.csv', name: 'Second', format: 'CSV' },
+        { url: 'https://example.org/a.json', name: 'First', description: 'JSON' },
+      ],
+    },
+    app.sysadmin,
+  );
+  t.is(made.status, 201, made.text);
+  const created = made.body;
+  t.deepEqual((await app.api.get(`${PKG}/${created.id}`, as(people.editor))).body, created);
+  t.deepEqual((await app.api.get(`${PKG}/${created.name}`)).body, created);
+  const { name, ownerOrg, licenseId, notes, tags, author, maintainerEmail, version, url } = created;
+  const groups = created.groups.map((g: { name: string }) => g.name);
+  const input = { name, ownerOrg, licenseId, notes, tags, groups, author, maintainerEmail, version, url, title: 'Read model, again' };
+  const updated = await app.api.put(`${PKG}/${created.id}`, input, app.sysadmin);
+  t.is(updated.status, 200, updated.text);
+  t.deepEqual((await app.api.get(`${PKG}/${created.id}`)).body, updated.body);
+
+  const draft = await createDraft(t, people.creator, { title: 'A draft' });
+  t.deepEqual((await app.api.get(`${PKG}/${draft.id}?state=draft`, as(people.creator))).body, draft);
+
+  t.is((await app.api.delete(`${PKG}/${created.id}`, as(people.editor))).status, 204);
+  const deleted = await app.api.get(`${PKG}/${created.id}`, as(people.editor));
+  t.like(deleted.body, { ...updated.body, state: 'deleted', updatedAt: deleted.body.updatedAt });
+});

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Session, User } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { sha256Hex } from './token-format.ts';
+import type { Caller } from './tokens.ts';
 
 /** Opens a session and returns the cookie secret; only its hash is stored. */
 export async function openSession(ctx: DomainContext, user: User): Promise<{ secret: string; expiresAt: Date }> {
@@ -15,12 +16,19 @@ export async function openSession(ctx: DomainContext, user: User): Promise<{ sec
 }
 
 /** The active user behind a session cookie, or null when the session is unknown, expired or its user deleted. */
-export async function userForSession(ctx: DomainContext, secret: string): Promise<User | null> {
+export async function userForSession(ctx: DomainContext, secret: string): Promise<Caller | null> {
+  const key = `session:${sha256Hex(secret)}` as const;
+  const cached = ctx.credentials?.get(key);
+  if (cached) return { id: cached.userId, sysadmin: cached.sysadmin };
+  const keep = ctx.credentials?.beginLookup();
   const session = await ctx.em.findOne(Session, { secretHash: sha256Hex(secret), expiresAt: { $gt: new Date() } }, { populate: ['user'] });
   const user = session?.user as User | undefined;
-  return user && user.state === 'active' ? user : null;
+  if (!session || !user || user.state !== 'active') return null;
+  keep?.(key, { userId: user.id, sysadmin: user.sysadmin, expiresAt: session.expiresAt });
+  return { id: user.id, sysadmin: user.sysadmin };
 }
 
 export async function closeSession(ctx: DomainContext, secret: string) {
   await ctx.em.nativeDelete(Session, { secretHash: sha256Hex(secret) });
+  ctx.credentials?.forget(`session:${sha256Hex(secret)}`);
 }

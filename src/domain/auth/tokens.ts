@@ -46,21 +46,40 @@ export async function revokeToken(ctx: DomainContext, actor: Actor, tokenId: str
   if (!token || !can(actor, 'token:manage', { ownerId: token.user.id })) throw notFound('Token');
   token.revokedAt = new Date();
   await ctx.em.flush();
+  // This process stops accepting it now; the others on the notification that the commit sent.
+  ctx.credentials?.forget(`token:${token.secretHash}`);
 }
 
-/** The active user behind a bearer secret, or null when it is malformed, unknown, revoked or expired. */
-export async function userForToken(ctx: DomainContext, secret: string): Promise<User | null> {
+/** Who is calling: what authentication hands on to authorization. */
+export interface Caller {
+  id: string;
+  sysadmin: boolean;
+}
+
+/**
+ * The active user behind a bearer secret, or null when it is malformed, unknown, revoked or expired.
+ * Answers from this process's credential cache when it can (the token's expiry still holds there).
+ */
+export async function userForToken(ctx: DomainContext, secret: string): Promise<Caller | null> {
   if (!isWellFormedTokenSecret(secret)) return null;
-  const token = await ctx.em.findOne(
-    ApiToken,
-    { secretHash: sha256Hex(secret), revokedAt: null, expiresAt: { $gt: new Date() } },
-    { populate: ['user'] },
-  );
-  const user = token?.user as User | undefined;
-  if (!token || !user || user.state !== 'active') return null;
-  // lastUsedAt is advisory; write it at most once a minute per token to keep reads cheap.
-  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > 60_000) {
-    await ctx.em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: new Date() });
+  const key = `token:${sha256Hex(secret)}` as const;
+  let found = ctx.credentials?.get(key);
+  if (!found) {
+    const keep = ctx.credentials?.beginLookup();
+    const token = await ctx.em.findOne(
+      ApiToken,
+      { secretHash: sha256Hex(secret), revokedAt: null, expiresAt: { $gt: new Date() } },
+      { populate: ['user'] },
+    );
+    const user = token?.user as User | undefined;
+    if (!token || !user || user.state !== 'active') return null;
+    found = { userId: user.id, sysadmin: user.sysadmin, expiresAt: token.expiresAt, tokenId: token.id, lastUsedAt: token.lastUsedAt };
+    keep?.(key, found);
   }
-  return user;
+  // lastUsedAt is advisory; write it at most once a minute per token (and process) to keep reads cheap.
+  if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > 60_000) {
+    found.lastUsedAt = new Date();
+    await ctx.em.nativeUpdate(ApiToken, { id: found.tokenId! }, { lastUsedAt: found.lastUsedAt });
+  }
+  return { id: found.userId, sysadmin: found.sysadmin };
 }

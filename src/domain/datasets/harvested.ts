@@ -14,15 +14,3 @@ export async function assertNotHarvested(ctx: DomainContext, dataset: Dataset) {
   const source = await ctx.em.findOne(HarvestSource, { id: ref.id });
   throw harvestedDataset(source?.name ?? ref.id);
 }
-
-/** The dataset record's `harvest`: where it came from, null for datasets made here (or detached). */
-export function presentProvenance(d: Dataset) {
-  const ref = d.harvestSource as { id: string } | null | undefined;
-  if (!ref || !d.harvestRemoteId) return null;
-  return {
-    sourceId: ref.id,
-    remoteId: d.harvestRemoteId,
-    remoteUrl: d.harvestRemoteUrl ?? null,
-    harvestedAt: d.harvestedAt?.toISOString() ?? null,
-  };
-}

@@ -1,11 +1,12 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Dataset, Resource } from '../../entities/index.ts';
-import { authorize } from '../../policies/index.ts';
+import { Dataset, Resource, type DatasetState } from '../../entities/index.ts';
+import { authorize, can } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { conflict, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
+import { conflict, notFound, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
+import { loadDatasetDetail } from './detail-query.ts';
 import { assertNotHarvested } from './harvested.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
 import { presentDataset } from './present.ts';
@@ -72,8 +73,10 @@ export async function createDraft(ctx: DomainContext, actor: Actor, input: Datas
 /** `?state=draft` needs auth (spec §4): 401 for an anonymous caller, whatever the name; then 404 unless visible. */
 export async function getDataset(ctx: DomainContext, actor: Actor, nameOrId: string, opts: { draft: boolean }) {
   if (opts.draft && actor.userId === null) throw unauthenticated();
-  const { dataset } = await loadVisibleDataset(ctx, actor, nameOrId, opts.draft ? ['draft'] : ['active', 'deleted']);
-  return detail(ctx, dataset);
+  const found = await loadDatasetDetail(ctx.em, nameOrId, actor.userId);
+  const states: DatasetState[] = opts.draft ? ['draft'] : ['active', 'deleted'];
+  if (!found || !states.includes(found.fields.state) || !can(actor, 'dataset:read', found.subject)) throw notFound('Dataset');
+  return presentDataset(found.fields, { resources: found.resources });
 }
 
 /** PUT: partial on a draft, a full replacement on an active dataset; resources are never touched here. */

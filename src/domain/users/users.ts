@@ -190,6 +190,8 @@ export async function adminUpdateUser(ctx: DomainContext, actor: Actor, userId: 
       return user;
     }),
   );
+  // After the commit: this process's cached lookups must see the new flag, or the ended sessions, at once.
+  if (patch.sysadmin !== undefined || passwordHash !== undefined) ctx.credentials?.forgetUser(user.id);
   return presentUser(user, { withEmail: true });
 }
 
@@ -217,6 +219,7 @@ export async function softDeleteUser(ctx: DomainContext, actor: Actor, userId: s
     await em.nativeDelete(Session, { user: user.id });
     await em.nativeUpdate(ApiToken, { user: user.id, revokedAt: null }, { revokedAt: new Date() });
   });
+  ctx.credentials?.forgetUser(userId);
 }
 
 export async function restoreUser(ctx: DomainContext, actor: Actor, userId: string) {
@@ -234,6 +237,7 @@ export async function purgeUser(ctx: DomainContext, actor: Actor, userId: string
   const user = await loadUser(ctx, userId);
   if (user.state !== 'deleted') throw conflict('Only a deleted user can be purged; delete the user first.');
   await ctx.em.nativeDelete(User, { id: user.id });
+  ctx.credentials?.forgetUser(user.id);
 }
 
 async function loadUser(ctx: DomainContext, userId: string) {
