@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import type { CredentialCache } from './domain/auth/credential-cache.ts';
 import type { SearchServices } from './search/search-services.ts';
 import type { ObjectStore } from './storage/index.ts';
 import type { TemporalJobs } from './temporal/gateway.ts';
@@ -14,4 +15,6 @@ export interface Services {
   jobs: TemporalJobs;
   storage: ObjectStore;
   search: SearchServices;
+  /** Token and session lookups, kept fresh by the credential change listener (API processes only). */
+  credentials?: CredentialCache;
 }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
+import { CredentialCache } from '../domain/auth/credential-cache.ts';
+import { followCredentialChanges } from '../domain/auth/credential-follower.ts';
 import { ensureInitialAdmin } from '../domain/users/users.ts';
 import { createHttpApp } from '../http/app.ts';
 import { followIndexChanges } from '../search/index-follower.ts';
@@ -112,7 +114,11 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       stack.push({ name: 'search change listener', stop: () => follower.stop() });
       loadEmbeddedIndex(db.orm.em.fork(), search);
     }
-    const services: Services = { config, log, orm: db.orm, jobs, storage, search };
+    // Revocations made by any process reach this process's cache through the database.
+    const credentials = new CredentialCache();
+    const credentialFollower = followCredentialChanges(db.orm, credentials, log);
+    stack.push({ name: 'credential change listener', stop: () => credentialFollower.stop() });
+    const services: Services = { config, log, orm: db.orm, jobs, storage, search, credentials };
     await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
 
     if (config.temporal.runWorkerInProcess) {

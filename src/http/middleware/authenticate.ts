@@ -27,6 +27,7 @@ export function authenticate(services: Services, ckanTokens: (path: string) => b
       jobs: services.jobs,
       storage: services.storage,
       search: services.search,
+      credentials: services.credentials,
     };
     ctx.state.domain = domain;
 
