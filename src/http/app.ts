@@ -13,12 +13,13 @@ import { mcpEndpoint } from '../mcp/endpoint.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { errorAnswers, problemErrors } from './middleware/errors.ts';
 import { limitJsonDepth } from './middleware/json-depth.ts';
+import { compression, publicRevalidation } from './middleware/public-answers.ts';
 import { requestDeadlines } from './middleware/request-deadlines.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
 import { mountRoutes, streamedBodyPaths } from './route.ts';
 
-/** Assembles the Koa app: request id and logs → problem+json errors → body → caller → routes. */
+/** Assembles the Koa app: request id and logs → problem+json errors → compression, revalidation → body → caller → routes. */
 export function createHttpApp(services: Services) {
   // Only the entries our own proxies appended to X-Forwarded-For are trusted; the rest is the client's to forge.
   const { trustProxy, trustedProxyHops } = services.config.http;
@@ -57,6 +58,8 @@ export function createHttpApp(services: Services) {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  app.use(compression());
+  app.use(publicRevalidation());
   app.use(health.routes());
   app.use(docs.routes());
   const parseJson = koaBody({

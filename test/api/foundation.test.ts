@@ -169,3 +169,24 @@ test('a body that does not inflate as its Content-Encoding says is a 400 problem
   });
   isProblem(t, res, 400, 'malformed_body');
 });
+
+test('public answers are revalidated by ETag (304) and compressed; answers to a signed-in caller stay no-store', async (t) => {
+  const url = `${app.url}/api/v1/site/settings`;
+  const first = await fetch(url);
+  const etag = first.headers.get('etag');
+  t.regex(etag ?? '', /^W\/"[\w-]+"$/);
+  t.is(first.headers.get('cache-control'), 'public, max-age=0, must-revalidate');
+  t.regex(first.headers.get('vary') ?? '', /Authorization.*Cookie/);
+  // Cache-Control set here: fetch would otherwise add no-cache to a conditional request, which asks for a full answer.
+  const again = await fetch(url, { headers: { 'If-None-Match': etag!, 'Cache-Control': 'max-age=0' } });
+  t.is(again.status, 304);
+  t.is(await again.text(), '');
+  const signedIn = await fetch(url, { headers: { Authorization: `Bearer ${app.adminToken}` } });
+  t.is(signedIn.headers.get('cache-control'), 'no-store');
+  t.is(signedIn.headers.get('etag'), null);
+
+  const docs = await fetch(`${app.url}/api/v1/openapi.json`, { headers: { 'Accept-Encoding': 'br, gzip' } });
+  t.is(docs.status, 200);
+  t.regex(docs.headers.get('content-encoding') ?? '', /^(br|gzip)$/);
+  t.truthy((await docs.json()).openapi, 'fetch decodes it back to the same JSON');
+});

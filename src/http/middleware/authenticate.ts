@@ -12,7 +12,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-almanac_session' : 'almanac_session');
 
 /**
- * Gives each request its own EntityManager fork and resolves who is calling: a Bearer token, else the
+ * Gives each request its own EntityManager fork (made on first use) and resolves who is calling: a Bearer token, else the
  * session cookie, else anonymous. A bad token is a 401 at once; a stale cookie just means anonymous.
  * On the paths `ckanTokens` names (the CKAN-compatible API) the token may also come as CKAN clients send
  * it: bare in Authorization, or in X-CKAN-API-Key.
@@ -20,10 +20,17 @@ export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-alman
 export function authenticate(services: Services, ckanTokens: (path: string) => boolean = () => false): Middleware {
   const publicOrigin = new URL(services.config.http.publicUrl).origin;
   return async (ctx, next) => {
+    // The request's EntityManager is forked on first use: a route that reads no entity (settings, or a
+    // detail read in one statement) does not pay for an identity map it never fills.
+    let em: DomainContext['em'] | undefined;
     const domain: DomainContext = {
-      em: services.orm.em.fork(),
+      get em() {
+        return (em ??= services.orm.em.fork());
+      },
       config: services.config,
-      log: ctx.log,
+      get log() {
+        return ctx.log;
+      },
       jobs: services.jobs,
       storage: services.storage,
       search: services.search,
