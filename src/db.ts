@@ -66,10 +66,10 @@ export async function migrate(orm: MikroORM, log: Logger) {
 const MIGRATION_LOCK = 0x616c6d; // 'alm'
 
 /**
- * Ids as one PostgreSQL array literal for a `?::uuid[]` parameter (knex would expand a JS array into a
- * list of parameters). Only for uuids, which need no quoting; anything else is refused.
+ * Values as one PostgreSQL array literal for a `?::uuid[]` (or `?::text[]`) parameter: knex would expand a
+ * JS array into a list of parameters. Each element is quoted, so no value can add elements or break out;
+ * PostgreSQL then checks each one against the cast (a bad uuid is its usual invalid-input error).
  */
-export function uuidArray(ids: string[]): string {
-  for (const id of ids) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new TypeError(`not a uuid: ${JSON.stringify(id).slice(0, 60)}`);
-  return `{${ids.join(',')}}`;
+export function pgArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }

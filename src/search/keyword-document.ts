@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { uuidArray } from '../db.ts';
+import { pgArray } from '../db.ts';
 
 /**
  * The keyword search document of a dataset: title and name weigh A, tags B, notes C, resource names and
@@ -25,7 +25,7 @@ export async function writeKeywordDocuments(em: EntityManager, datasetIds: strin
     language,
     language,
     language,
-    uuidArray(datasetIds),
+    pgArray(datasetIds),
   ]);
   return new Set(rows.map((r) => r.id));
 }

@@ -1,4 +1,4 @@
-import { uuidArray } from '../db.ts';
+import { pgArray } from '../db.ts';
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 
 export interface SqlFragment {
@@ -51,7 +51,7 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
       [language, q, language, q, ...(scope ? [scope] : []), CONTENT_MATCHES],
     )
   ).rows;
-  const ids = uuidArray(contents.map((c) => c.id));
+  const ids = pgArray(contents.map((c) => c.id));
   const ranks = `{${contents.map((c) => c.rank).join(',')}}`;
   const metadataRank = `ts_rank_cd(coalesce(d.search_vector, ''::tsvector), websearch_to_tsquery(?::regconfig, unaccent(?)))
           + greatest(word_similarity(?, d.name), word_similarity(?, coalesce(d.title, '')))`;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { uuidArray } from '../db.ts';
+import { pgArray } from '../db.ts';
 import { contentHash } from './embeddings/cache.ts';
 import type { SearchDocument } from './documents.ts';
 import type { IndexName, VectorPayload } from './vectors/vector-index.ts';
@@ -20,7 +20,7 @@ export interface PointRow {
 export async function pointIdsOf(em: EntityManager, datasetIds: string[]): Promise<Map<IndexName, Set<string>>> {
   const rows = await em.execute<Array<{ index: IndexName; id: string }>>(
     'select index, id from search_points where dataset_id = any(?::uuid[])',
-    [uuidArray(datasetIds)],
+    [pgArray(datasetIds)],
   );
   const ids = new Map<IndexName, Set<string>>();
   for (const row of rows) ids.set(row.index, (ids.get(row.index) ?? new Set()).add(row.id));
@@ -61,7 +61,7 @@ export async function writePoints(em: EntityManager, datasetId: string, docs: Se
 }
 
 export async function deletePoints(em: EntityManager, datasetIds: string[]) {
-  await em.execute('delete from search_points where dataset_id = any(?::uuid[])', [uuidArray(datasetIds)]);
+  await em.execute('delete from search_points where dataset_id = any(?::uuid[])', [pgArray(datasetIds)]);
 }
 
 const PAYLOAD_SQL = `
@@ -112,7 +112,7 @@ function toPoint(row: PayloadRow): PointRow {
 /** The datasets' points with the payload their vectors carry (what the filters of a search read). */
 export async function pointsOfDatasets(em: EntityManager, datasetIds: string[]): Promise<PointRow[]> {
   const rows = await em.execute<PayloadRow[]>(`${PAYLOAD_SQL} where sp.dataset_id = any(?::uuid[]) order by sp.index, sp.id`, [
-    uuidArray(datasetIds),
+    pgArray(datasetIds),
   ]);
   return rows.map(toPoint);
 }

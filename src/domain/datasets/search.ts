@@ -38,7 +38,7 @@ export interface SearchOutcome {
   explain(pageIds: string[]): Promise<Map<string, DatasetMatch>>;
 }
 
-const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
+const pgArray = (ids: string[]) => `{${ids.join(',')}}`;
 
 /** The listing's filters as a vector filter; null when a filter names nothing, so nothing can match. */
 async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery): Promise<VectorFilter | null> {
@@ -121,7 +121,7 @@ export async function searchDatasets(
           await filtered
             .clone()
             .select('d.id')
-            .andWhere('d.id = any(?::uuid[])', [uuidArray(candidateIds)])
+            .andWhere('d.id = any(?::uuid[])', [pgArray(candidateIds)])
             .getResultList()
         ).map((d) => d.id),
       )
@@ -133,7 +133,7 @@ export async function searchDatasets(
     match = keyword.fuzzy;
   }
   const inResult = candidates.size
-    ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, uuidArray([...candidates])] }
+    ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] }
     : match;
   const matched = filtered.clone().andWhere(inResult.sql, inResult.params);
   const total = await matched.clone().getCount('d.id', true);
@@ -169,7 +169,7 @@ export async function searchDatasets(
       .select('id', 'r')
       .from(ranked.as('k'))
       .where('r', '<=', reach)
-      .orWhereRaw('id = any(?::uuid[])', [uuidArray([...candidates])]);
+      .orWhereRaw('id = any(?::uuid[])', [pgArray([...candidates])]);
     const keywordRanks = new Map(keywordRows.map((row) => [row.id, Number(row.r)]));
     const semanticRanks = [...lists.values()].map(
       (list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1])),
@@ -190,7 +190,7 @@ export async function searchDatasets(
               ts_headline(?::regconfig, coalesce(d.notes, ''), websearch_to_tsquery(?::regconfig, unaccent(?)),
                 'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=1') as marked
          from datasets d where d.id = any(?::uuid[])`,
-              [...match.params, language, language, q, uuidArray(ids)] as Knex.RawBinding[],
+              [...match.params, language, language, q, pgArray(ids)] as Knex.RawBinding[],
             )
           ).rows;
     return new Map(
