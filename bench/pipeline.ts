@@ -146,6 +146,12 @@ export async function benchPipeline() {
       };
     };
 
+    console.log(
+      `ratio upload-complete-to-queryable: ${(pipeline.seconds / raw.seconds).toFixed(2)} (almanac ${pipeline.seconds.toFixed(2)} s, baseline raw DuckDB CSV→Parquet ${raw.seconds.toFixed(2)} s)`,
+    );
+    console.log(
+      `ratio proxied-upload: ${(direct.seconds / proxied.seconds).toFixed(2)} (almanac ${(size / MB / proxied.seconds).toFixed(1)} MB/s, baseline direct PUT to MinIO ${(size / MB / direct.seconds).toFixed(1)} MB/s)`,
+    );
     return {
       csvMb: +(size / MB).toFixed(1),
       previewRows: pipeline.result,

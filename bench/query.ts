@@ -90,6 +90,9 @@ export async function benchQuery() {
         rows = body.rowCount;
       }
       results[shape] = { apiP50Ms: +p50(api).toFixed(1), rawP50Ms: +p50(raw).toFixed(1), ratio: +(p50(api) / p50(raw)).toFixed(2), rows };
+      console.log(
+        `ratio query-${shape}: ${results[shape].ratio} (almanac p50 ${results[shape].apiP50Ms} ms, baseline raw DuckDB ${results[shape].rawP50Ms} ms)`,
+      );
     }
     conn.closeSync();
     // The floor under every query: an authenticated request that loads the resource and checks its

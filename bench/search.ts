@@ -130,6 +130,12 @@ export async function benchSearch(total: number, concurrency: number) {
 
     const apiSummary = summary(api);
     const rawSummary = summary(raw);
+    console.log(
+      `ratio keyword-search-p50: ${(apiSummary.p50 / rawSummary.p50).toFixed(2)} (almanac ${apiSummary.p50} ms, baseline raw SQL ${rawSummary.p50} ms, ${total} datasets)`,
+    );
+    console.log(
+      `ratio keyword-search-p95: ${(apiSummary.p95 / rawSummary.p95).toFixed(2)} (almanac ${apiSummary.p95} ms, baseline raw SQL ${rawSummary.p95} ms, ${total} datasets)`,
+    );
     return {
       datasets: total,
       indexed,
