@@ -1,4 +1,5 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
+import { benchBulkCreate } from './bulk-create.ts';
 import { benchEmbeddings } from './embeddings.ts';
 import { benchHarvest } from './harvest.ts';
 import { benchHybrid } from './hybrid.ts';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<object>> = {
   harvest: () => benchHarvest(),
   embeddings: () => benchEmbeddings(),
   reads: () => benchReads(),
+  'bulk-create': () => benchBulkCreate(Number(process.env.BENCH_RECORDS ?? 400)),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };

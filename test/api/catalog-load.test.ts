@@ -1,8 +1,6 @@
 import test from 'ava';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { SHARED_DATA } from '../helpers/shared-data.ts';
+import { catalogRecords, orgName, packageBody } from '../helpers/catalog-records.ts';
 
 /**
  * Issue 18: real catalogs are big and messy. The 1,878 records of data.gov agencies' catalogs in
@@ -10,57 +8,7 @@ import { SHARED_DATA } from '../helpers/shared-data.ts';
  * 298 characters, ftp links; and a record over the caps gets a 422 that says which cap.
  */
 
-interface CatalogRecord {
-  name: string;
-  title: string;
-  notes: string | null;
-  tags: string[];
-  organization: string;
-  license_id: string;
-  resources: Array<{ name: string | null; format: string | null; url: string }>;
-}
-
-const records: CatalogRecord[] = readFileSync(join(SHARED_DATA, 'catalog/catalog.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line));
-
-const orgName = (title: string) =>
-  title
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 90);
-
-/** Three records' notes hold a JSON escape cut in half, which no UTF-8 text can store. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * A catalog record as a harvester maps it (src/domain/harvest/apply.ts's mapRecord does the same): a
- * lone surrogate becomes U+FFFD; a tag holding commas is CKAN's tag_string, so it is split there; a
- * resource per URL, the first that lists it.
- */
-function body(r: CatalogRecord) {
-  const seen = new Set<string>();
-  return {
-    name: r.name,
-    title: r.title,
-    notes: r.notes?.replace(LONE_SURROGATE, '\ufffd') ?? null,
-    ownerOrg: orgName(r.organization),
-    licenseId: r.license_id,
-    tags: [
-      ...new Set(
-        r.tags
-          .flatMap((t) => t.split(','))
-          .map((t) => t.trim())
-          .filter(Boolean),
-      ),
-    ],
-    resources: r.resources
-      .filter((res) => !seen.has(res.url) && seen.add(res.url))
-      .map((res) => ({ name: res.name, format: res.format, url: res.url })),
-  };
-}
+const records = catalogRecords();
 
 let app: TestApp;
 test.before(async () => {
@@ -92,7 +40,7 @@ test.serial('all 1,878 records of catalog.jsonl are created through POST /packag
   const worker = async () => {
     while (next < records.length) {
       const record = records[next++]!;
-      const res = await app.api.post('/api/v1/packages', body(record), app.sysadmin);
+      const res = await app.api.post('/api/v1/packages', packageBody(record), app.sysadmin);
       if (res.status !== 201) failures.push(`${record.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
     }
   };

@@ -1,0 +1,72 @@
+/**
+ * Bulk create (issue 19): real catalog records (../shared/data/catalog/catalog.jsonl, the first
+ * BENCH_RECORDS, default 400) through POST /packages, 8 in flight, into an Almanac with the local embedding
+ * model, so each answer includes its publish-sync (keyword document, points and vectors). Prints datasets
+ * per second over the whole load, and the same without a model to show what the vectors cost.
+ */
+import path from 'node:path';
+import { createLogger } from '../src/logger.ts';
+import type { RunningAlmanac } from '../src/runtime/almanac.ts';
+import { catalogRecords, orgName, packageBody } from '../test/helpers/catalog-records.ts';
+import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { embeddingModelPath } from '../test/helpers/tools.ts';
+
+const IN_FLIGHT = 8;
+
+async function load(almanac: RunningAlmanac, count: number) {
+  const records = catalogRecords().slice(0, count);
+  const headers = { Authorization: `Bearer ${await benchToken(almanac)}`, 'Content-Type': 'application/json' };
+  const post = (url: string, body: unknown) =>
+    fetch(`${almanac.url}/api/v1${url}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  for (const [name, title] of new Map(records.map((r) => [orgName(r.organization), r.organization]))) {
+    await post('/organizations', { name, title: title.slice(0, 300) });
+  }
+  let next = 0;
+  let created = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < records.length) {
+      const res = await post('/packages', packageBody(records[next++]!));
+      if (res.status !== 201) throw new Error(`POST /packages: ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+      created++;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return { created, seconds: (performance.now() - started) / 1000 };
+}
+
+export async function benchBulkCreate(count: number) {
+  const log = createLogger('warn');
+  const engines = await startEngines('bench-bulk', log);
+  try {
+    const modelPath = await embeddingModelPath(log);
+    const withModel = await startAppOn(
+      engines,
+      { TEMPORAL_TASK_QUEUE: 'bench-bulk-a', EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_PATH: modelPath },
+      log,
+    );
+    const a = await load(withModel, count);
+    console.log(
+      `rate bulk-create: ${(a.created / a.seconds).toFixed(1)} datasets/s (${a.created} in ${a.seconds.toFixed(1)} s, ${IN_FLIGHT} in flight)`,
+    );
+    await engines.pg.ensureDatabase('bench_bulk_keyword');
+    const keywordOnly = await startAppOn(
+      engines,
+      {
+        TEMPORAL_TASK_QUEUE: 'bench-bulk-b',
+        DATABASE_URL: engines.pg.url('bench_bulk_keyword'),
+        ALMANAC_DATA_DIR: path.join(engines.dir, 'keyword'),
+        EMBEDDINGS_PROVIDER: 'none',
+      },
+      log,
+    );
+    const b = await load(keywordOnly, count);
+    console.log(
+      `rate bulk-create-keyword-only: ${(b.created / b.seconds).toFixed(1)} datasets/s (${b.created} in ${b.seconds.toFixed(1)} s, no embedding model)`,
+    );
+    return { withModel: a, keywordOnly: b };
+  } finally {
+    await engines.stop();
+  }
+}
