@@ -22,8 +22,8 @@ export function compression(): Middleware {
  * Public answers are revalidated rather than refetched: an anonymous GET answered 200 gets
  * `Cache-Control: public, max-age=0, must-revalidate`, a weak ETag of its bytes and `Vary: Authorization,
  * Cookie`, and a request whose If-None-Match names that ETag gets 304 with no body. Anything answered to
- * a caller with a token or a session, any other status and any streamed answer keep `no-store`: they may
- * hold what only that caller may see, or change at any moment.
+ * a caller with a token or a session, any answer setting a cookie, any other status and any streamed
+ * answer keep `no-store`: they may hold what only that caller may see, or change at any moment.
  */
 export function publicRevalidation(): Middleware {
   return async (ctx, next) => {
@@ -31,7 +31,7 @@ export function publicRevalidation(): Middleware {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
     // Set by authenticate: requests that never reached it (health, docs) keep their own headers.
     const actor = ctx.state.actor as { userId: string | null } | undefined;
-    if (!actor || actor.userId !== null) return;
+    if (!actor || actor.userId !== null || ctx.response.get('Set-Cookie')) return;
     const body = ctx.body;
     if (body === null || body === undefined || body instanceof Readable) return;
     const bytes = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
