@@ -8,6 +8,17 @@ import type { DatasetFields } from './present.ts';
 /** A timestamp as the records print it: UTC, milliseconds (truncated, as a JavaScript Date holds it), `Z`. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** The resource `r` as presentResource reads it (ResourceFields), built in SQL. */
+export const RESOURCE_JSON = `json_build_object(
+  'id', r.id, 'dataset', json_build_object('id', r.dataset_id), 'name', r.name, 'description', r.description,
+  'url', r.url, 'urlType', r.url_type, 'format', r.format, 'mimetype', r.mimetype, 'size', r.size,
+  'hash', r.hash, 'position', r.position, 'extras', r.extras,
+  'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')})`;
+
+/** The caller's (the first parameter) role in the organization `o`, as orgRolesOf counts it: active organizations only. */
+export const CALLER_ROLE_SQL = `(select m.role from memberships m
+  where m.user_id = ?::uuid and m.group_id = o.id and o.kind = 'organization' and o.state = 'active')`;
+
 /**
  * A dataset's detail and the caller's role in its organization in one statement and one round trip: its
  * row, organization, tags, categories and resources aggregated as JSON, ready for presentDataset. Reads
@@ -20,17 +31,12 @@ const DETAIL_SQL = (by: 'id' | 'name') => `
          d.harvest_remote_id, d.harvest_remote_url, ${iso('d.harvested_at')} as harvested_at,
          ${iso('d.created_at')} as created_at, ${iso('d.updated_at')} as updated_at, ${iso('d.published_at')} as published_at,
          o.id as org_id, o.name as org_name, o.title as org_title, o.state as org_state,
-         (select m.role from memberships m
-           where m.user_id = ?::uuid and m.group_id = o.id and o.kind = 'organization' and o.state = 'active') as org_role,
+         ${CALLER_ROLE_SQL} as org_role,
          coalesce((select json_agg(json_build_object('name', t.name))
                       from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '[]') as tags,
          coalesce((select json_agg(json_build_object('id', g.id, 'name', g.name, 'title', g.title))
                       from dataset_groups dg join groups g on g.id = dg.group_id where dg.dataset_id = d.id), '[]') as groups,
-         coalesce((select json_agg(json_build_object(
-                      'id', r.id, 'dataset', json_build_object('id', r.dataset_id), 'name', r.name, 'description', r.description,
-                      'url', r.url, 'urlType', r.url_type, 'format', r.format, 'mimetype', r.mimetype, 'size', r.size,
-                      'hash', r.hash, 'position', r.position, 'extras', r.extras,
-                      'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')}) order by r.position)
+         coalesce((select json_agg(${RESOURCE_JSON} order by r.position)
                       from resources r where r.dataset_id = d.id), '[]') as resources
     from datasets d left join groups o on o.id = d.owner_org_id
    where d.${by} = ?`;

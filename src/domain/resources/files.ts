@@ -4,6 +4,7 @@ import type { DomainContext } from '../context.ts';
 import { conflict, noPreview, notFound, notText } from '../errors.ts';
 import { presentPipelineStatus } from '../pipeline/record.ts';
 import type { PreviewRecord } from '../pipeline/preview-record.ts';
+import { loadReadableResource } from './access-query.ts';
 import { loadVisibleResource } from './resources.ts';
 import { completedUploadOf, liveSourceKey } from './stored-objects.ts';
 import { startPipeline } from '../pipeline/start.ts';
@@ -24,13 +25,13 @@ export async function runPipeline(ctx: DomainContext, actor: Actor, id: string) 
 }
 
 export async function pipelineStatus(ctx: DomainContext, actor: Actor, id: string) {
-  const { resource } = await loadVisibleResource(ctx, actor, id);
+  const { resource } = await loadReadableResource(ctx, actor, id);
   return presentPipelineStatus(resource.id, resource.extras);
 }
 
 /** GET /resources/{id}/schema: the spec's schema record; unqueryable until a preview exists. */
 export async function resourceSchema(ctx: DomainContext, actor: Actor, id: string) {
-  const { resource } = await loadVisibleResource(ctx, actor, id);
+  const { resource } = await loadReadableResource(ctx, actor, id);
   const preview = resource.extras.preview as PreviewRecord | null | undefined;
   const queryable = resource.extras.queryable === true && !!preview?.schema;
   return { id: resource.id, queryable, schema: queryable ? preview!.schema! : null };

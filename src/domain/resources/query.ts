@@ -7,7 +7,7 @@ import type { Actor } from '../actor.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { DomainContext } from '../context.ts';
 import { notQueryable, queryFailed, queryTooLong, tooManyRequests } from '../errors.ts';
-import { loadVisibleResource } from './resources.ts';
+import { loadReadableResource } from './access-query.ts';
 
 /** Longer SQL than this is refused before DuckDB sees it. */
 export const MAX_SQL_CHARS = 100_000;
@@ -20,7 +20,7 @@ export const queryCaller = (actor: Actor, clientIp: string) => actor.userId ?? `
  * a caller (user id, else client IP) that has no other query running anywhere.
  */
 export async function queryResource(ctx: DomainContext, actor: Actor, id: string, sql: string, caller: string) {
-  const { resource } = await loadVisibleResource(ctx, actor, id, true);
+  const { resource } = await loadReadableResource(ctx, actor, id);
   const preview = resource.extras.preview as PreviewRecord | null | undefined;
   if (resource.extras.queryable !== true || !preview?.createdAt) {
     throw notQueryable();

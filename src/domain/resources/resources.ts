@@ -13,6 +13,7 @@ import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { sourceKey } from '../../storage/keys.ts';
 import { removeResourceFiles } from './file-removal.ts';
+import { loadReadableResource } from './access-query.ts';
 import { presentResource } from './present.ts';
 
 export interface ResourceInput {
@@ -82,7 +83,7 @@ export async function listResources(ctx: DomainContext, actor: Actor, datasetId:
 }
 
 export async function getResource(ctx: DomainContext, actor: Actor, id: string) {
-  return presentResource((await loadVisibleResource(ctx, actor, id)).resource);
+  return presentResource((await loadReadableResource(ctx, actor, id)).resource);
 }
 
 export async function addResource(ctx: DomainContext, actor: Actor, datasetId: string, input: ResourceInput) {
