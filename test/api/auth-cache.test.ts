@@ -10,7 +10,8 @@ import { startTestApp, until, type TestApp } from '../helpers/app.ts';
  * processes share one database here, as replicas would: `a` is the test app, `b` a second one on the
  * same database with its own cache and its own change listener. A revocation made through `a` holds on
  * `a` at the very next request, and on `b` as soon as PostgreSQL's notification arrives: well within
- * a few seconds, never the cache's 30 s lifetime.
+ * a few seconds, never the cache's 30 s lifetime. Serial: a change notified by one test makes a lookup
+ * of another, running meanwhile, skip the cache (by design), which a test asserting "cached" would see.
  */
 
 let app: TestApp;
@@ -52,7 +53,7 @@ async function warm(t: import('ava').ExecutionContext, user: TestUser) {
 const refusedOnB = (auth: { token?: string; cookie?: string }) =>
   until('the other app refuses it', async () => (await b.get('/api/v1/users/me', auth)).status === 401, NOTIFIED_MS);
 
-test('a revoked token is 401 on the very next request, and on another app that had it cached at once', async (t) => {
+test.serial('a revoked token is 401 on the very next request, and on another app that had it cached at once', async (t) => {
   const user = await a.newUser('cache-ann');
   const created = await a.post('/api/v1/api-tokens', { name: 'cached' }, { token: user.token });
   const token = created.body.token as string;
@@ -67,7 +68,7 @@ test('a revoked token is 401 on the very next request, and on another app that h
   t.is((await b.get('/api/v1/users/me', { token: user.token })).status, 200);
 });
 
-test('a token revoked through the other app is refused by this one', async (t) => {
+test.serial('a token revoked through the other app is refused by this one', async (t) => {
   const user = await a.newUser('cache-bob');
   const created = await a.post('/api/v1/api-tokens', { name: 'cached' }, { token: user.token });
   const token = created.body.token as string;
@@ -78,7 +79,7 @@ test('a token revoked through the other app is refused by this one', async (t) =
   t.pass();
 });
 
-test('a user deleted by a sysadmin is refused at once on both apps, token and cookie alike', async (t) => {
+test.serial('a user deleted by a sysadmin is refused at once on both apps, token and cookie alike', async (t) => {
   const user = await a.newUser('cache-cat');
   await warm(t, user);
   t.is((await a.delete(`/api/v1/admin/users/${user.id}`, admin())).status, 204);
@@ -89,7 +90,7 @@ test('a user deleted by a sysadmin is refused at once on both apps, token and co
   t.pass();
 });
 
-test('a change made outside either app (SQL by hand, the CLI) reaches both caches', async (t) => {
+test.serial('a change made outside either app (SQL by hand, the CLI) reaches both caches', async (t) => {
   const user = await a.newUser('cache-dan');
   await warm(t, user);
   t.true(cachedOn(app.almanac, 'token', user.token));
@@ -101,7 +102,7 @@ test('a change made outside either app (SQL by hand, the CLI) reaches both cache
   t.pass();
 });
 
-test('removing the sysadmin flag takes effect at once on both apps', async (t) => {
+test.serial('removing the sysadmin flag takes effect at once on both apps', async (t) => {
   const user = await a.newUser('cache-eve');
   t.is((await a.patch(`/api/v1/admin/users/${user.id}`, { sysadmin: true }, admin())).status, 200);
   for (const api of [a, b]) {
@@ -120,7 +121,7 @@ test('removing the sysadmin flag takes effect at once on both apps', async (t) =
   t.like((await b.get('/api/v1/users/me', { token: user.token })).body, { username: 'cache-eve', sysadmin: false });
 });
 
-test('logout ends the session on the other app too', async (t) => {
+test.serial('logout ends the session on the other app too', async (t) => {
   const user = await a.newUser('cache-fay');
   await warm(t, user);
   t.is((await a.post('/api/v1/auth/logout', undefined, { cookie: user.cookie })).status, 204);

@@ -208,7 +208,7 @@ test('a page’s datasets are in search once the page is applied: found by keywo
   t.truthy(byMeaning?.match.semantic.length, 'found by its vectors');
 });
 
-test('a page whose run is stopped takes no new records once its signal aborts, and throws the reason', async (t) => {
+test('a page whose run is stopped takes no new records once its signal aborts, syncs what it committed, and throws the reason', async (t) => {
   const src = await makeSource(app, { name: 'page-abort', organization: 'hv-org' });
   const run = await makeRun(app, src);
   const stop = new AbortController();
@@ -225,6 +225,10 @@ test('a page whose run is stopped takes no new records once its signal aborts, a
     .execute('select count(*)::int as n from harvest_run_records where run_id = ?', [run.id]);
   t.is(n, applied);
   t.true(applied < 30, `applied ${applied} of 30`);
+  // What committed before the stop is in search all the same: nothing replays a stopped run.
+  const found = await app.api.get('/api/v1/packages?q=page-abort&limit=100');
+  const names = (found.body.results as Array<{ name: string }>).map((r) => r.name).filter((name) => name.startsWith('page-abort-'));
+  t.is(names.length, applied, names.join(' '));
 });
 
 test('a full run that read no record at all removes nothing: it fails saying the datasets are kept', async (t) => {

@@ -23,7 +23,7 @@ export function followCredentialChanges(orm: MikroORM, cache: CredentialCache, l
   const connect = async () => {
     if (stopped) return;
     // Keep-alive probes notice a connection that died silently; until then the cache's TTL is the bound.
-    const client = new pg.Client({ connectionString, keepAlive: true });
+    const client = new pg.Client({ connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     connection = client;
     let lostOnce = false;
     const lost = (err?: Error) => {

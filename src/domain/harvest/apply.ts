@@ -176,14 +176,21 @@ export async function applyHarvestPage(
     }
   };
   await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, items.length) }, applyNext));
-  if (failure) throw (failure as { err: unknown }).err;
-  signal?.throwIfAborted();
-  const ids = [...toSync];
-  for (let i = 0; i < ids.length; i += SYNC_BATCH) {
-    await syncDatasetsSearch(ctx, ids.slice(i, i + SYNC_BATCH));
-    onApplied();
+  const stopped = failure ?? (signal?.aborted ? { err: signal.reason } : null);
+  if (stopped) {
+    // What committed before the stop is searchable all the same: a cancelled run is not replayed, and a
+    // later run finds those records unchanged and would not sync them again.
+    await syncInBatches(ctx, [...toSync]).catch((err: unknown) =>
+      ctx.log.warn({ err }, 'search sync of a stopped harvest page failed; a reindex brings those datasets in'),
+    );
+    throw stopped.err;
   }
+  await syncInBatches(ctx, [...toSync]);
   return outcomes;
+}
+
+async function syncInBatches(ctx: DomainContext, ids: string[]) {
+  for (let i = 0; i < ids.length; i += SYNC_BATCH) await syncDatasetsSearch(ctx, ids.slice(i, i + SYNC_BATCH));
 }
 
 /**

@@ -133,7 +133,7 @@ function parseRdfXml(url: string, text: string): Promise<RdfQuad[]> {
   });
 }
 
-/** Remote JSON-LD contexts, fetched as the pages are (safeFetch, bounded), kept for the process's life. */
+/** Remote JSON-LD contexts on public addresses, fetched as the pages are (safeFetch, bounded), kept for the process's life. */
 const contexts = new Map<string, Promise<unknown>>();
 const CONTEXTS_KEPT = 50;
 
@@ -149,8 +149,19 @@ async function parseJsonLd(
     throw new SourceInvalid(`${url} is not valid JSON-LD: it is not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   let unavailable: Error | null = null;
+  const rule = opts.allowPrivateNetworks;
+  // A context this source may fetch from a private address is its own: kept for this document only, so
+  // another source whose rule would refuse that address never gets it from the shared cache.
+  const ownContexts = new Map<string, Promise<unknown>>();
   const documentLoader = async (contextUrl: string) => {
-    let loaded = contexts.get(contextUrl);
+    let privateAllowed = rule === true;
+    try {
+      privateAllowed = typeof rule === 'function' ? rule(new URL(contextUrl)) : rule;
+    } catch {
+      // Not a URL: the fetch below refuses it.
+    }
+    const cache = privateAllowed ? ownContexts : contexts;
+    let loaded = cache.get(contextUrl);
     if (!loaded) {
       loaded = fetchSourceDocument(contextUrl, {
         timeoutMs: opts.timeoutMs,
@@ -158,9 +169,9 @@ async function parseJsonLd(
         allowPrivateNetworks: opts.allowPrivateNetworks,
         accept: 'application/ld+json, application/json;q=0.9',
       }).then((context) => JSON.parse(documentText(context)) as unknown);
-      contexts.set(contextUrl, loaded);
-      if (contexts.size > CONTEXTS_KEPT) contexts.delete(contexts.keys().next().value!);
-      loaded.catch(() => contexts.delete(contextUrl));
+      cache.set(contextUrl, loaded);
+      if (cache.size > CONTEXTS_KEPT) cache.delete(cache.keys().next().value!);
+      loaded.catch(() => cache.delete(contextUrl));
     }
     try {
       return { contextUrl: undefined, documentUrl: contextUrl, document: await loaded };

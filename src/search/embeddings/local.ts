@@ -100,8 +100,10 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
    * as is a thread that died (its batches fail EmbeddingsUnavailable, the next call starts a new one).
    */
   private async pipeline(): Promise<ModelThread> {
-    const loaded = await this.loading?.catch(() => undefined);
-    if (loaded?.broken) this.loading = undefined;
+    const current = this.loading;
+    const loaded = await current?.catch(() => undefined);
+    // Only the caller that finds the broken thread still current replaces it; the others join that load.
+    if (loaded?.broken && this.loading === current) this.loading = undefined;
     if (this.fetching === 'pending')
       return Promise.reject(new EmbeddingsUnavailable(`embedding model ${this.model} is still being fetched`));
     if (this.fetching) return Promise.reject(new EmbeddingsUnavailable(this.fetching.message));

@@ -32,13 +32,17 @@ export class ModelThread {
   private readonly ready: Promise<void>;
 
   private constructor(options: ModelThreadOptions) {
+    // Held open while the model loads (someone awaits it), let go once it waits for work.
     this.worker = startWorker(options);
-    this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (reply: ModelThreadReply) => {
-        if (reply.kind === 'ready') return resolve();
+        if (reply.kind === 'ready') {
+          this.worker.unref();
+          return resolve();
+        }
         if (reply.kind === 'load-failed') {
           this.stop(new Error(reply.message));
+          void this.worker.terminate();
           return reject(this.broken);
         }
         const waiting = this.waiting.get(reply.id);
