@@ -151,7 +151,8 @@ const SYNC_BATCH = 50;
  * created or changed in line, in batches (one embedding call and one vector upsert per batch, instead of
  * a publish-sync workflow per dataset). A throw (the database down: a bad record only fails), or `signal`
  * aborting (the run was terminated or cancelled), stops the taking of new items; the ones in flight finish
- * before it is rethrown, so nothing of this page is still writing when the page is tried again. The replay re-syncs what this page wrote, as the sync is idempotent.
+ * before it is rethrown, so nothing of this page is still writing when the page is tried again. What it
+ * committed is synced first all the same; a replay syncs it again, as the sync is idempotent.
  */
 export async function applyHarvestPage(
   ctx: DomainContext,
