@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import { listenToChannel } from '../db-listener.ts';
 import { loadVectors } from './embeddings/cache.ts';
 import { pointsOfDatasets } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -7,7 +7,6 @@ import { INDEX_NAMES } from './vectors/vector-index.ts';
 
 /** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
 export const SEARCH_CHANNEL = 'almanac_search';
-const RECONNECT_MS = 2_000;
 
 /** One dataset's points as the database now has them, with cached vectors, replacing what the index held. */
 async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: string) {
@@ -39,13 +38,8 @@ async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: s
  * what changed in between is caught by the next reindex or restart (the stats show the drift).
  */
 export function followIndexChanges(orm: MikroORM, search: SearchServices): { stop(): Promise<void> } {
-  // Its own connection, outside the ORM's pool: a pool that is closing waits for what it lent out.
-  const connectionString = orm.config.get('clientUrl');
   const pending = new Set<string>();
   let draining = false;
-  let stopped = false;
-  let connection: pg.Client | null = null;
-  let retry: NodeJS.Timeout | undefined;
 
   const drain = async () => {
     if (draining) return;
@@ -62,44 +56,16 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
     }
   };
 
-  const connect = async () => {
-    if (stopped) return;
-    const client = new pg.Client({ connectionString });
-    connection = client;
-    let lostOnce = false;
-    const lost = (err?: Error) => {
-      if (lostOnce || stopped) return;
-      lostOnce = true;
-      search.log.warn({ err }, 'the search change listener lost its connection; reconnecting');
-      connection = null;
-      void client.end().catch(() => undefined);
-      retry = setTimeout(() => void connect(), RECONNECT_MS);
-    };
-    // Kept for the client's whole life: a connection that dies (PostgreSQL stopping first, as on
-    // Ctrl-C) emits `error`, and an unheard one would crash the process.
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel !== SEARCH_CHANNEL || !message.payload) return;
-      pending.add(message.payload);
-      void drain();
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${SEARCH_CHANNEL}`);
-    } catch (err) {
-      lost(err as Error);
-    }
-  };
-  void connect();
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      const held = connection;
-      connection = null;
-      await held?.end().catch(() => undefined);
+  return listenToChannel(
+    orm.config.get('clientUrl')!,
+    SEARCH_CHANNEL,
+    {
+      onNotify: (datasetId) => {
+        pending.add(datasetId);
+        void drain();
+      },
+      lostMessage: 'the search change listener lost its connection; reconnecting',
     },
-  };
+    search.log,
+  );
 }
