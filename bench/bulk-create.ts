@@ -4,11 +4,10 @@
  * model, so each answer includes its publish-sync (keyword document, points and vectors). Prints datasets
  * per second over the whole load, and the same without a model to show what the vectors cost.
  */
-import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import type { RunningAlmanac } from '../src/runtime/almanac.ts';
 import { catalogRecords, orgName, packageBody } from '../test/helpers/catalog-records.ts';
-import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { benchToken, startAppOn, startEngines, startOtherAppOn } from '../test/helpers/engines.ts';
 import { embeddingModelPath } from '../test/helpers/tools.ts';
 
 const IN_FLIGHT = 8;
@@ -50,17 +49,7 @@ export async function benchBulkCreate(count: number) {
     console.log(
       `rate bulk-create: ${(a.created / a.seconds).toFixed(1)} datasets/s (${a.created} in ${a.seconds.toFixed(1)} s, ${IN_FLIGHT} in flight)`,
     );
-    await engines.pg.ensureDatabase('bench_bulk_keyword');
-    const keywordOnly = await startAppOn(
-      engines,
-      {
-        TEMPORAL_TASK_QUEUE: 'bench-bulk-b',
-        DATABASE_URL: engines.pg.url('bench_bulk_keyword'),
-        ALMANAC_DATA_DIR: path.join(engines.dir, 'keyword'),
-        EMBEDDINGS_PROVIDER: 'none',
-      },
-      log,
-    );
+    const keywordOnly = await startOtherAppOn(engines, 'bulk_keyword', { EMBEDDINGS_PROVIDER: 'none' }, log);
     const b = await load(keywordOnly, count);
     console.log(
       `rate bulk-create-keyword-only: ${(b.created / b.seconds).toFixed(1)} datasets/s (${b.created} in ${b.seconds.toFixed(1)} s, no embedding model)`,

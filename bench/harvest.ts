@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import type { RunningAlmanac } from '../src/runtime/almanac.ts';
-import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { benchToken, startAppOn, startEngines, startOtherAppOn } from '../test/helpers/engines.ts';
 import { startFileServer } from '../test/helpers/file-server.ts';
 import { SHARED_DATA } from '../test/helpers/shared-data.ts';
 
@@ -62,33 +62,14 @@ export async function benchHarvest() {
       `rate harvest-dcat-us: ${(dcatUs.created / dcatUs.seconds).toFixed(1)} datasets/s (${dcatUs.created} created, ${dcatUs.failed} refused, in ${dcatUs.seconds} s)`,
     );
 
-    await engines.pg.ensureDatabase('bench_second');
-    const second = await startAppOn(
-      engines,
-      {
-        TEMPORAL_TASK_QUEUE: 'bench-harvest-b',
-        DATABASE_URL: engines.pg.url('bench_second'),
-        ALMANAC_DATA_DIR: path.join(engines.dir, 'second'),
-      },
-      log,
-    );
+    const second = await startOtherAppOn(engines, 'second', {}, log);
     const ckan = await harvestOnce(second, { name: 'first', type: 'ckan', url: first.url, organization: 'fallback' });
     console.log(
       `rate harvest-ckan: ${(ckan.created / ckan.seconds).toFixed(1)} datasets/s (${ckan.created} created, ${ckan.failed} refused, in ${ckan.seconds} s)`,
     );
 
     // The same harvest without an embedding model (keyword search only): what the vectors cost.
-    await engines.pg.ensureDatabase('bench_keyword');
-    const keywordOnly = await startAppOn(
-      engines,
-      {
-        TEMPORAL_TASK_QUEUE: 'bench-harvest-c',
-        DATABASE_URL: engines.pg.url('bench_keyword'),
-        ALMANAC_DATA_DIR: path.join(engines.dir, 'keyword'),
-        EMBEDDINGS_PROVIDER: 'none',
-      },
-      log,
-    );
+    const keywordOnly = await startOtherAppOn(engines, 'keyword', { EMBEDDINGS_PROVIDER: 'none' }, log);
     const plain = await harvestOnce(keywordOnly, { name: 'gsa', type: 'dcat-us', url: `${files.url}/data.json`, organization: 'gsa' });
     console.log(
       `rate harvest-dcat-us-keyword-only: ${(plain.created / plain.seconds).toFixed(1)} datasets/s (${plain.created} created, no embedding model, in ${plain.seconds} s)`,

@@ -85,6 +85,24 @@ export async function startAppOn(engines: Engines, env: Record<string, string>, 
   return almanac;
 }
 
+/**
+ * Another app on the same engines with a database, data folder and task queue of its own, named `name`:
+ * a second catalog beside the first (one harvesting the other, or the same load under other settings).
+ */
+export async function startOtherAppOn(engines: Engines, name: string, env: Record<string, string>, log: Logger): Promise<RunningAlmanac> {
+  await engines.pg.ensureDatabase(`bench_${name}`);
+  return startAppOn(
+    engines,
+    {
+      TEMPORAL_TASK_QUEUE: `bench-${name}`,
+      DATABASE_URL: engines.pg.url(`bench_${name}`),
+      ALMANAC_DATA_DIR: path.join(engines.dir, name),
+      ...env,
+    },
+    log,
+  );
+}
+
 /** An API token of the app's sysadmin `bench` (logged in with the session cookie, as a person would). */
 export async function benchToken(almanac: RunningAlmanac): Promise<string> {
   const base = `${almanac.url}/api/v1`;
