@@ -1,5 +1,6 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { harvestScheduleId } from '../../src/domain/jobs/ids.ts';
@@ -49,26 +50,22 @@ const ckanPackage = (name: string) => ({
   resources: [{ url: `http://127.0.0.1:9/${name}.csv`, format: 'CSV' }],
 });
 
+/** package_search of a CKAN site holding ckanPackages: the first page whole, nothing for an incremental ask. */
+const ckanSearch = (req: IncomingMessage, res: ServerResponse) => {
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  const fq = query.get('fq');
+  if (query.get('start') === '0' && req.url?.startsWith('/ck/')) ckanAsks.push(fq);
+  const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ success: true, result: { count: results.length, results } }));
+};
+
 test.before(async () => {
   files = await startFileServer({
-    '/ck/api/3/action/package_search': (req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
-      const fq = query.get('fq');
-      if (query.get('start') === '0' && req.url?.startsWith('/ck/')) ckanAsks.push(fq);
-      const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ success: true, result: { count: results.length, results } }));
-    },
-    '/ck2/api/3/action/package_search': (req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
-      const fq = query.get('fq');
-      if (query.get('start') === '0' && req.url?.startsWith('/ck/')) ckanAsks.push(fq);
-      const results = query.get('start') === '0' && !fq ? ckanPackages.map(ckanPackage) : [];
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ success: true, result: { count: results.length, results } }));
-    },
+    // Two CKAN sites with the same packages; only the first one's asks are recorded.
+    '/ck/api/3/action/package_search': ckanSearch,
+    '/ck2/api/3/action/package_search': ckanSearch,
     '/a/data.json': async (_req, res) => {
       if (gate) await gate;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(dataJson('alpha', 3)));
