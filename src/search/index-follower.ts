@@ -8,10 +8,10 @@ import { INDEX_NAMES } from './vectors/vector-index.ts';
 /** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
 export const SEARCH_CHANNEL = 'almanac_search';
 
-/** One dataset's points as the database now has them, with cached vectors, replacing what the index held. */
-async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: string) {
+/** Datasets' points as the database now has them, with cached vectors, replacing what the index held. */
+async function reloadDatasets(orm: MikroORM, search: SearchServices, datasetIds: string[]) {
   const em = orm.em.fork();
-  const points = await pointsOfDatasets(em, [datasetId]);
+  const points = await pointsOfDatasets(em, datasetIds);
   const vectors = search.embeddings
     ? await loadVectors(
         em,
@@ -24,17 +24,20 @@ async function reloadDataset(orm: MikroORM, search: SearchServices, datasetId: s
       const vector = vectors.get(p.contentHash);
       return p.index === index && vector ? [{ id: p.id, vector, payload: p.payload }] : [];
     });
-    await search.vectors.deleteByDataset(index, datasetId);
+    for (const datasetId of datasetIds) await search.vectors.deleteByDataset(index, datasetId);
     if (batch.length === 0) continue;
     await search.ensureIndex(index, batch[0]!.vector.length);
     await search.vectors.upsert(index, batch);
   }
 }
 
+/** Datasets reloaded together: a harvest notifies hundreds in a row, one statement loads a batch of them. */
+const RELOAD_BATCH = 100;
+
 /**
  * Keeps this process's embedded vector index in line with changes made anywhere (a worker in another
- * process, another API replica): LISTEN on a dedicated connection, reload each notified dataset, one at
- * a time, each id once however often it was notified meanwhile. A lost connection is re-established;
+ * process, another API replica): LISTEN on a dedicated connection, reload the notified datasets, a
+ * batch at a time, each id once however often it was notified meanwhile. A lost connection is re-established;
  * what changed in between is caught by the next reindex or restart (the stats show the drift).
  */
 export function followIndexChanges(orm: MikroORM, search: SearchServices): { stop(): Promise<void> } {
@@ -45,10 +48,11 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
     if (draining) return;
     draining = true;
     try {
-      for (const datasetId of pending) {
-        pending.delete(datasetId);
-        await reloadDataset(orm, search, datasetId).catch((err) =>
-          search.log.warn({ err, datasetId }, 'reloading a dataset into the vector index failed'),
+      while (pending.size > 0) {
+        const datasetIds = [...pending].slice(0, RELOAD_BATCH);
+        datasetIds.forEach((id) => pending.delete(id));
+        await reloadDatasets(orm, search, datasetIds).catch((err) =>
+          search.log.warn({ err, datasetIds }, 'reloading datasets into the vector index failed'),
         );
       }
     } finally {

@@ -28,33 +28,30 @@ export async function pointIdsOf(em: EntityManager, datasetIds: string[]): Promi
 }
 
 /**
- * Replaces a dataset's points with `docs` in one transaction; `contents` chunks also get a keyword
- * document, so file text is found by keywords too.
+ * Replaces the points of each dataset with its documents in one transaction; `contents` chunks also get a
+ * keyword document, so file text is found by keywords too.
  */
-export async function writePoints(em: EntityManager, datasetId: string, docs: SearchDocument[], language: string) {
+export async function writePoints(em: EntityManager, docsByDataset: Map<string, SearchDocument[]>, language: string) {
+  const rows = [...docsByDataset].flatMap(([datasetId, docs]) =>
+    docs.map((d) => ({
+      index: d.index,
+      id: d.id,
+      dataset_id: datasetId,
+      resource_id: d.resourceId,
+      chunk: d.chunk,
+      text: d.text,
+      hash: contentHash(d.text),
+    })),
+  );
   await em.transactional(async (tx) => {
-    await tx.execute('delete from search_points where dataset_id = ?', [datasetId]);
-    for (let i = 0; i < docs.length; i += 500) {
-      const batch = docs.slice(i, i + 500);
+    await tx.execute('delete from search_points where dataset_id = any(?::uuid[])', [pgArray([...docsByDataset.keys()])]);
+    for (let i = 0; i < rows.length; i += 500) {
       await tx.execute(
         `insert into search_points (index, id, dataset_id, resource_id, chunk, text, content_hash, updated_at, text_vector)
-         select x.index, x.id::uuid, ?::uuid, x.resource_id::uuid, x.chunk, x.text, x.hash, now(),
+         select x.index, x.id::uuid, x.dataset_id::uuid, x.resource_id::uuid, x.chunk, x.text, x.hash, now(),
                 case when x.index = 'contents' then to_tsvector(?::regconfig, unaccent(x.text)) end
-           from jsonb_to_recordset(?::jsonb) as x(index text, id text, resource_id text, chunk int, text text, hash text)`,
-        [
-          datasetId,
-          language,
-          JSON.stringify(
-            batch.map((d) => ({
-              index: d.index,
-              id: d.id,
-              resource_id: d.resourceId,
-              chunk: d.chunk,
-              text: d.text,
-              hash: contentHash(d.text),
-            })),
-          ),
-        ],
+           from jsonb_to_recordset(?::jsonb) as x(index text, id text, dataset_id text, resource_id text, chunk int, text text, hash text)`,
+        [language, JSON.stringify(rows.slice(i, i + 500))],
       );
     }
   });

@@ -108,7 +108,7 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
     vectors = null;
     deps.search.log.warn({ err, datasetIds: ids }, 'datasets could not be embedded; search finds them by keywords until a reindex');
   }
-  for (const [id, datasetDocs] of docs) await writePoints(deps.em, id, datasetDocs, language);
+  if (docs.size > 0) await writePoints(deps.em, docs, language);
   const gone = ids.filter((id) => !datasets.has(id));
   if (gone.length) await deletePoints(deps.em, gone);
   let pushed = vectors !== null;

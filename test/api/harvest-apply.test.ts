@@ -385,13 +385,17 @@ test('a record the source withdraws as not public makes its harvested dataset pr
 test('when one record of a page throws, the page takes no new records, lets the ones in flight finish, then fails', async (t) => {
   const src = await makeSource(app, { name: 'page-stop', organization: 'hv-org' });
   const run = await makeRun(app, src);
-  // The second record read throws (as a mapping bug would); the others are real records.
+  // The second record throws when it is taken (as a mapping bug would); the others are real records. The
+  // page reads every item's key once before it takes any (its replay lookup): a take is the second read.
+  const reads = new Map<number, number>();
   const taken = new Set<number>();
   let ended = 0;
   const items = Array.from({ length: 20 }, (_, i): HarvestItem => {
     const item = rec(harvestRecord(`page-stop-${i}`));
     return {
       get kind() {
+        reads.set(i, (reads.get(i) ?? 0) + 1);
+        if (reads.get(i)! < 2) return item.kind;
         taken.add(i);
         if (i === 1) throw new Error('record mapping failed');
         return item.kind;

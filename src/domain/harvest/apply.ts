@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConnectionException, DeadlockException, LockMode, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { pgArray } from '../../db.ts';
 import {
   Dataset,
   Group,
@@ -147,12 +148,13 @@ const APPLY_CONCURRENCY = 6;
 const SYNC_BATCH = 50;
 
 /**
- * Applies the items of a page, a few at a time, then brings the search state of the datasets they
- * created or changed in line, in batches (one embedding call and one vector upsert per batch, instead of
- * a publish-sync workflow per dataset). A throw (the database down: a bad record only fails), or `signal`
- * aborting (the run was terminated or cancelled), stops the taking of new items; the ones in flight finish
- * before it is rethrown, so nothing of this page is still writing when the page is tried again. What it
- * committed is synced first all the same; a replay syncs it again, as the sync is idempotent.
+ * Applies the items of a page, a few at a time, and brings the search state of the datasets they created
+ * or changed in line in batches while it goes (one embedding call and one vector upsert per batch, instead
+ * of a publish-sync workflow per dataset): the model embeds a batch in its thread while the next records
+ * are written. A throw (the database down: a bad record only fails), or `signal` aborting (the run was
+ * terminated or cancelled), stops the taking of new items; the ones in flight finish before it is
+ * rethrown, so nothing of this page is still writing when the page is tried again. What it committed is
+ * synced first all the same; a replay syncs it again, as the sync is idempotent.
  */
 export async function applyHarvestPage(
   ctx: DomainContext,
@@ -162,14 +164,15 @@ export async function applyHarvestPage(
   { onApplied = () => {}, signal }: { onApplied?: () => void; signal?: AbortSignal } = {},
 ): Promise<HarvestOutcome[]> {
   const outcomes: HarvestOutcome[] = [];
-  const toSync = new Set<string>();
+  const search = new SearchBatches(ctx);
+  const page = await pageState(ctx.em, source, run, items);
   let taken = 0;
   let failure: { err: unknown } | null = null;
   const applyNext = async () => {
     while (!failure && !signal?.aborted && taken < items.length) {
       const i = taken++;
       try {
-        outcomes[i] = await applyHarvestItem({ ...ctx, em: ctx.em.fork() }, source, run, items[i]!, toSync);
+        outcomes[i] = await applyHarvestItem({ ...ctx, em: ctx.em.fork() }, source, run, items[i]!, search, page);
         onApplied();
       } catch (err) {
         failure ??= { err };
@@ -181,17 +184,84 @@ export async function applyHarvestPage(
   if (stopped) {
     // What committed before the stop is searchable all the same: a cancelled run is not replayed, and a
     // later run finds those records unchanged and would not sync them again.
-    await syncInBatches(ctx, [...toSync]).catch((err: unknown) =>
-      ctx.log.warn({ err }, 'search sync of a stopped harvest page failed; a reindex brings those datasets in'),
-    );
+    await search
+      .flush()
+      .catch((err: unknown) => ctx.log.warn({ err }, 'search sync of a stopped harvest page failed; a reindex brings those datasets in'));
     throw stopped.err;
   }
-  await syncInBatches(ctx, [...toSync]);
+  await search.flush();
   return outcomes;
 }
 
-async function syncInBatches(ctx: DomainContext, ids: string[]) {
-  for (let i = 0; i < ids.length; i += SYNC_BATCH) await syncDatasetsSearch(ctx, ids.slice(i, i + SYNC_BATCH));
+/** What a page's items share, read once per page attempt instead of once per item. */
+interface PageState {
+  /** The run records of the page's items written before this attempt (a replay after a crash). */
+  done: Map<string, { outcome: HarvestOutcome; datasetId: string | null }>;
+  /** Remote ids met so far in this attempt: one met twice is looked up again, as its first may be written by now. */
+  met: Set<string>;
+  /** The source's organization, when it has one and it is active; its deletion mid-page is seen by the next page. */
+  organization: { id: string } | null | 'deleted';
+}
+
+async function pageState(em: EntityManager, source: HarvestSource, run: HarvestRun, items: HarvestItem[]): Promise<PageState> {
+  // An item that cannot be read throws again when it is taken, where the page's stop handles it.
+  const keys = items.flatMap((item) => {
+    try {
+      return [itemKey(item)];
+    } catch {
+      return [];
+    }
+  });
+  const rows = await em.execute<Array<{ remote_id: string; outcome: HarvestOutcome; dataset_id: string | null }>>(
+    'select remote_id, outcome, dataset_id from harvest_run_records where run_id = ? and remote_id = any(?::text[])',
+    [run.id, pgArray(keys)],
+  );
+  const orgId = source.organization ? (source.organization as { id: string }).id : null;
+  const [org] = orgId ? await em.execute<Array<{ state: string }>>('select state from groups where id = ?', [orgId]) : [];
+  return {
+    done: new Map(rows.map((r) => [r.remote_id, { outcome: r.outcome, datasetId: r.dataset_id }])),
+    met: new Set(),
+    organization: !orgId || !org ? null : org.state === 'active' ? { id: orgId } : 'deleted',
+  };
+}
+
+const itemKey = (item: HarvestItem) => runRecordKey(storable(item.kind === 'record' ? item.record.remoteId : item.remoteId));
+
+/**
+ * The page's datasets on their way into search: each full batch is synced as soon as it is full, one
+ * batch at a time, and `flush` syncs the rest and answers the first failure.
+ */
+class SearchBatches {
+  private readonly seen = new Set<string>();
+  private pending: string[] = [];
+  private syncing: Promise<void> = Promise.resolve();
+  private failure: { err: unknown } | null = null;
+
+  constructor(private readonly ctx: DomainContext) {}
+
+  add(datasetId: string) {
+    if (this.seen.has(datasetId)) return;
+    this.seen.add(datasetId);
+    this.pending.push(datasetId);
+    if (this.pending.length >= SYNC_BATCH) this.send();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length) this.send();
+    await this.syncing;
+    if (this.failure) throw this.failure.err;
+  }
+
+  private send() {
+    const batch = this.pending;
+    this.pending = [];
+    // Caught here, so that a failure waits for flush instead of going unhandled; the batches after it are not tried.
+    this.syncing = this.syncing
+      .then(async () => {
+        if (!this.failure) await syncDatasetsSearch(this.ctx, batch);
+      })
+      .catch((err: unknown) => void (this.failure ??= { err }));
+  }
 }
 
 /**
@@ -204,7 +274,7 @@ async function syncInBatches(ctx: DomainContext, ids: string[]) {
  * elsewhere, the first free `name-2`, `name-3`…
  *
  * After the commit, the follow-up work of a hand-made change: the pipeline again for a link it had
- * processed whose format changed, and the dataset into `toSync` for the page's search sync. New links are not fetched here, as with
+ * processed whose format changed, and the dataset into the page's search batches. New links are not fetched here, as with
  * POST /packages: the pipeline runs them on demand (run-pipeline, enqueue-all), on the worker's task
  * queue and within its concurrency limits, so a big harvest never floods the fetchers; its fetch keeps
  * its own guard (http(s) only, no private addresses). Those follow-ups are idempotent and are re-run
@@ -215,17 +285,20 @@ async function applyHarvestItem(
   source: HarvestSource,
   run: HarvestRun,
   item: HarvestItem,
-  toSync: Set<string>,
+  search: SearchBatches,
+  page: PageState,
 ): Promise<HarvestOutcome> {
-  const remoteId = runRecordKey(storable(item.kind === 'record' ? item.record.remoteId : item.remoteId));
-  const done = await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId });
+  const remoteId = itemKey(item);
+  const again = page.met.has(remoteId);
+  page.met.add(remoteId);
+  const done = again ? await ctx.em.fork().findOne(HarvestRunRecord, { run: run.id, remoteId }) : page.done.get(remoteId);
   if (done) {
-    await followUp(ctx, toSync, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
+    await followUp(ctx, search, { outcome: done.outcome, datasetId: done.datasetId ?? null, removedResourceIds: [], reprocessIds: [] });
     return done.outcome;
   }
   if (item.kind === 'refused') {
     if (item.withdrawn) {
-      const withdrawn = await withdraw(ctx, toSync, source, run, remoteId, storable(item.title), storable(item.reason));
+      const withdrawn = await withdraw(ctx, search, source, run, remoteId, storable(item.title), storable(item.reason));
       if (withdrawn) return withdrawn;
     }
     return recordOnly(ctx, run, remoteId, storable(item.title), storable(item.reason));
@@ -247,7 +320,7 @@ async function applyHarvestItem(
     const em = ctx.em.fork();
     let result: FollowUp;
     try {
-      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash));
+      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash, page.organization));
     } catch (err) {
       if (err instanceof RecordFailed) return recordOnly(ctx, run, remoteId, record.title, err.message);
       const clash = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
@@ -263,7 +336,7 @@ async function applyHarvestItem(
       if (replayed) return replayed.outcome;
       continue;
     }
-    await followUp(ctx, toSync, result);
+    await followUp(ctx, search, result);
     return result.outcome;
   }
 }
@@ -297,7 +370,7 @@ function recordDatabaseError(err: unknown): string | null {
  */
 async function withdraw(
   ctx: DomainContext,
-  toSync: Set<string>,
+  search: SearchBatches,
   source: HarvestSource,
   run: HarvestRun,
   remoteId: string,
@@ -322,7 +395,7 @@ async function withdraw(
     return { outcome, datasetId: dataset.id, removedResourceIds: [], reprocessIds: [] } satisfies FollowUp;
   });
   if (!result) return null;
-  await followUp(ctx, toSync, result);
+  await followUp(ctx, search, result);
   const row = await ctx.em.fork().findOneOrFail(HarvestRunRecord, { run: run.id, remoteId });
   return row.outcome;
 }
@@ -357,6 +430,7 @@ async function writeRecord(
   run: HarvestRun,
   record: MappedRecord,
   hash: string,
+  sourceOrg: PageState['organization'],
 ): Promise<FollowUp> {
   const em = tx.em;
   const now = new Date();
@@ -377,7 +451,7 @@ async function writeRecord(
     return finish('unchanged', existing);
   }
 
-  const org = await harvestOrganization(em, source, record);
+  const org = await harvestOrganization(em, source, record, sourceOrg);
   const dataset =
     existing ??
     em.create(Dataset, {
@@ -447,7 +521,12 @@ async function lockedFreeName(em: EntityManager, base: string): Promise<string> 
  * dcat-us and dcat-ap: the source's organization. ckan: the record's organization, mirrored by name
  * (created with its title and description when missing here), else the source's. None: the record fails.
  */
-async function harvestOrganization(em: EntityManager, source: HarvestSource, record: MappedRecord): Promise<Group> {
+async function harvestOrganization(
+  em: EntityManager,
+  source: HarvestSource,
+  record: MappedRecord,
+  sourceOrg: PageState['organization'],
+): Promise<Group> {
   const remote = source.type === 'ckan' ? record.organization : null;
   if (remote) {
     const name = slugFrom(remote.name);
@@ -456,10 +535,9 @@ async function harvestOrganization(em: EntityManager, source: HarvestSource, rec
     if (org.state !== 'active') throw new RecordFailed(`organization: "${name}" is deleted here`);
     return org;
   }
-  const fallback = source.organization ? await em.findOne(Group, { id: (source.organization as { id: string }).id }) : null;
-  if (!fallback) throw new RecordFailed('no organization: the record names none and the source has none');
-  if (fallback.state !== 'active') throw new RecordFailed(`no organization: the source's organization "${fallback.name}" is deleted`);
-  return fallback;
+  if (!sourceOrg) throw new RecordFailed('no organization: the record names none and the source has none');
+  if (sourceOrg === 'deleted') throw new RecordFailed("no organization: the source's organization is deleted");
+  return em.getReference(Group, sourceOrg.id);
 }
 
 /** Categories by name, created when missing; deleted ones are left out. */
@@ -486,9 +564,9 @@ async function mirrorGroup(em: EntityManager, kind: 'organization' | 'category',
 
 /**
  * After the commit: the pipeline again where what it processed changed, files of removed resources, and
- * the dataset into `toSync` (its page's search sync, in one batch).
+ * the dataset into the page's search batches.
  */
-async function followUp(ctx: DomainContext, toSync: Set<string>, done: FollowUp) {
+async function followUp(ctx: DomainContext, search: SearchBatches, done: FollowUp) {
   if (!done.datasetId || (done.outcome !== 'created' && done.outcome !== 'updated')) return;
   if (done.removedResourceIds.length) await removeResourceFiles(ctx.storage, done.removedResourceIds);
   for (const id of done.reprocessIds) {
@@ -497,5 +575,5 @@ async function followUp(ctx: DomainContext, toSync: Set<string>, done: FollowUp)
     await Promise.all(stale.map((key) => ctx.storage.remove(key)));
     await startPipeline({ ...ctx, em }, id);
   }
-  toSync.add(done.datasetId);
+  search.add(done.datasetId);
 }
