@@ -197,6 +197,8 @@ export async function applyHarvestPage(
 interface PageState {
   /** The run records of the page's items written before this attempt (a replay after a crash). */
   done: Map<string, { outcome: HarvestOutcome; datasetId: string | null }>;
+  /** Remote ids of the page that have a dataset from this source here; the others need no lookup at first. */
+  known: Set<string>;
   /** Remote ids met so far in this attempt: one met twice is looked up again, as its first may be written by now. */
   met: Set<string>;
   /** The source's organization, when it has one and it is active; its deletion mid-page is seen by the next page. */
@@ -216,10 +218,15 @@ async function pageState(em: EntityManager, source: HarvestSource, run: HarvestR
     'select remote_id, outcome, dataset_id from harvest_run_records where run_id = ? and remote_id = any(?::text[])',
     [run.id, pgArray(keys)],
   );
+  const known = await em.execute<Array<{ harvest_remote_id: string }>>(
+    'select harvest_remote_id from datasets where harvest_source_id = ? and harvest_remote_id = any(?::text[])',
+    [source.id, pgArray(keys)],
+  );
   const orgId = source.organization ? (source.organization as { id: string }).id : null;
   const [org] = orgId ? await em.execute<Array<{ state: string }>>('select state from groups where id = ?', [orgId]) : [];
   return {
     done: new Map(rows.map((r) => [r.remote_id, { outcome: r.outcome, datasetId: r.dataset_id }])),
+    known: new Set(known.map((r) => r.harvest_remote_id)),
     met: new Set(),
     organization: !orgId || !org ? null : org.state === 'active' ? { id: orgId } : 'deleted',
   };
@@ -320,7 +327,9 @@ async function applyHarvestItem(
     const em = ctx.em.fork();
     let result: FollowUp;
     try {
-      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash, page.organization));
+      // A dataset created meanwhile by a concurrent apply makes this attempt clash; the next one looks it up.
+      const mayExist = attempt > 1 || page.known.has(record.remoteId);
+      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash, page.organization, mayExist));
     } catch (err) {
       if (err instanceof RecordFailed) return recordOnly(ctx, run, remoteId, record.title, err.message);
       const clash = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;
@@ -431,14 +440,17 @@ async function writeRecord(
   record: MappedRecord,
   hash: string,
   sourceOrg: PageState['organization'],
+  mayExist: boolean,
 ): Promise<FollowUp> {
   const em = tx.em;
   const now = new Date();
-  const existing = await em.findOne(
-    Dataset,
-    { harvestSource: source.id, harvestRemoteId: record.remoteId },
-    { populate: ['tags', 'groups', 'ownerOrg'] },
-  );
+  const existing = mayExist
+    ? await em.findOne(
+        Dataset,
+        { harvestSource: source.id, harvestRemoteId: record.remoteId },
+        { populate: ['tags', 'groups', 'ownerOrg'] },
+      )
+    : null;
   const finish = async (outcome: HarvestOutcome, dataset: Dataset, extra: Partial<FollowUp> = {}) => {
     await em.flush();
     await insertRunRecord(em, run, record.remoteId, outcome, dataset.id, record.title, null);
