@@ -37,8 +37,9 @@ const RELOAD_BATCH = 100;
 /**
  * Keeps this process's embedded vector index in line with changes made anywhere (a worker in another
  * process, another API replica): LISTEN on a dedicated connection, reload the notified datasets, a
- * batch at a time, each id once however often it was notified meanwhile. A lost connection is re-established;
- * what changed in between is caught by the next reindex or restart (the stats show the drift).
+ * batch at a time, each id once however often it was notified meanwhile. A lost connection is
+ * re-established; what changed in between is caught by the next reindex or restart (the stats show the
+ * drift).
  */
 export function followIndexChanges(orm: MikroORM, search: SearchServices): { stop(): Promise<void> } {
   const pending = new Set<string>();

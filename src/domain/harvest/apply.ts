@@ -281,10 +281,10 @@ class SearchBatches {
  * elsewhere, the first free `name-2`, `name-3`…
  *
  * After the commit, the follow-up work of a hand-made change: the pipeline again for a link it had
- * processed whose format changed, and the dataset into the page's search batches. New links are not fetched here, as with
- * POST /packages: the pipeline runs them on demand (run-pipeline, enqueue-all), on the worker's task
- * queue and within its concurrency limits, so a big harvest never floods the fetchers; its fetch keeps
- * its own guard (http(s) only, no private addresses). Those follow-ups are idempotent and are re-run
+ * processed whose format changed, and the dataset into the page's search batches. New links are not
+ * fetched here, as with POST /packages: the pipeline runs them on demand (run-pipeline, enqueue-all), on
+ * the worker's task queue and within its concurrency limits, so a big harvest never floods the fetchers;
+ * its fetch keeps its own guard (http(s) only, no private addresses). Those follow-ups are idempotent and are re-run
  * when a replay finds the record done, so a crash between the commit and them loses nothing.
  */
 async function applyHarvestItem(
