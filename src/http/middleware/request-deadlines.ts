@@ -25,7 +25,7 @@ export function requestDeadlines(deadlines: RequestDeadlines) {
       req.setTimeout(deadlines.uploadIdleMs, () => cut(ctx, uploadStalled(deadlines.uploadIdleMs)));
       // The socket may serve later requests on a kept-alive connection: the idle timeout was this upload's.
       res.once('close', () => req.socket?.setTimeout(0));
-    } else if (!req.complete) {
+    } else if (!req.complete && hasBody(req)) {
       timer = setTimeout(() => {
         if (!req.complete) cut(ctx, requestTimedOut(deadlines.requestTimeoutMs));
       }, deadlines.requestTimeoutMs);
@@ -33,6 +33,15 @@ export function requestDeadlines(deadlines: RequestDeadlines) {
     }
     await next();
   };
+}
+
+/**
+ * A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): it was received whole
+ * with its headers, so it needs no deadline (most reads; a timer per read was a measurable share of them).
+ */
+function hasBody(req: Context['req']): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** Answers 408 if nothing was answered yet, then closes the connection (the request's handler sees it aborted). */
