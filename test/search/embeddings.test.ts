@@ -211,6 +211,26 @@ test('embedCached embeds each new text once, then serves it from the table', asy
   t.deepEqual(rows, [{ n: 3, dims: 384, bytes: 384 * 4 }]);
 });
 
+test('embedCached stores what it embedded a chunk at a time, so a retry after a failure embeds only the rest', async (t) => {
+  const texts = Array.from({ length: 300 }, (_, i) => `resumable sync text number ${i}`);
+  const { provider, calls } = counting(local, 'resume-test-model');
+  // The second chunk fails, as a sync that ran out of time would.
+  const failing: EmbeddingProvider = {
+    ...provider,
+    embed: (batch) => (calls.length === 1 ? Promise.reject(new Error('out of time')) : provider.embed(batch)),
+  };
+  await t.throwsAsync(embedCached(orm.em.fork(), failing, texts), { message: 'out of time' });
+  t.is(calls.length, 1);
+  const kept = await loadVectors(orm.em.fork(), 'resume-test-model', texts.map(contentHash));
+  t.is(kept.size, calls[0]!.length);
+  t.true(kept.size > 0 && kept.size < texts.length);
+
+  const vectors = await embedCached(orm.em.fork(), provider, texts);
+  t.deepEqual(calls[1], texts.slice(kept.size), 'the retry embeds only what the failed attempt had not stored');
+  t.is(vectors.length, texts.length);
+  t.deepEqual(vectors[0], kept.get(contentHash(texts[0]!)));
+});
+
 test('a different model name keeps its own rows and embeds again', async (t) => {
   const texts = ['bicycle counts on bridges', 'parking fines'];
   const a = counting(local, 'test/model-a');

@@ -47,8 +47,15 @@ export async function loadVectors(em: EntityManager, model: string, hashes: Iter
 }
 
 /**
+ * Texts embedded and stored at a time: a sync of a dataset with thousands of resources that runs out of
+ * time keeps what it embedded, and its retry goes on from there instead of starting over.
+ */
+const EMBED_CHUNK = 256;
+
+/**
  * One vector per text, in order: cached ones from the table, the rest embedded (each distinct text once)
- * and stored. Concurrent callers may embed the same new text; the first insert wins, both get a vector.
+ * and stored, a chunk at a time. Concurrent callers may embed the same new text; the first insert wins,
+ * both get a vector.
  */
 export async function embedCached(em: EntityManager, provider: EmbeddingProvider, texts: string[]): Promise<Float32Array[]> {
   const hashes = texts.map(contentHash);
@@ -58,11 +65,13 @@ export async function embedCached(em: EntityManager, provider: EmbeddingProvider
   hashes.forEach((hash, i) => {
     if (!vectors.has(hash)) missing.set(hash, texts[i]);
   });
-  if (missing.size > 0) {
-    const embedded = await provider.embed([...missing.values()]);
-    if (embedded.length !== missing.size)
-      throw new Error(`${provider.model} returned ${embedded.length} vectors for ${missing.size} texts`);
-    const rows = [...missing.keys()].map((hash, i) => {
+  const queue = [...missing];
+  for (let start = 0; start < queue.length; start += EMBED_CHUNK) {
+    const chunk = queue.slice(start, start + EMBED_CHUNK);
+    const embedded = await provider.embed(chunk.map(([, text]) => text));
+    if (embedded.length !== chunk.length)
+      throw new Error(`${provider.model} returned ${embedded.length} vectors for ${chunk.length} texts`);
+    const rows = chunk.map(([hash], i) => {
       vectors.set(hash, embedded[i]);
       return {
         model: provider.model,
@@ -72,15 +81,8 @@ export async function embedCached(em: EntityManager, provider: EmbeddingProvider
         created_at: new Date(),
       };
     });
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const insert = em
-        .getKnex()
-        .insert(rows.slice(i, i + CHUNK))
-        .into('embeddings')
-        .onConflict(['model', 'content_hash'])
-        .ignore();
-      await em.execute(insert, [], 'run');
-    }
+    const insert = em.getKnex().insert(rows).into('embeddings').onConflict(['model', 'content_hash']).ignore();
+    await em.execute(insert, [], 'run');
   }
   return hashes.map((hash) => vectors.get(hash)!);
 }
