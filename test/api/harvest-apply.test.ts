@@ -416,3 +416,26 @@ test('when one record of a page throws, the page takes no new records, lets the 
   t.true(taken.size < 20, `took ${taken.size} of 20 records`);
   t.is(ended, afterThrow);
 });
+
+test('a page that holds one remote id twice creates one dataset for it and counts it once', async (t) => {
+  const run = await makeRun(app, source);
+  const twice = rec(harvestRecord('twice-in-page'));
+  const outcomes = await applyHarvestPage(domainContext(app), source, run, [twice, rec(harvestRecord('beside-twice')), twice]);
+  t.deepEqual(outcomes, ['created', 'created', 'created']);
+  t.is((await byRemoteId(source, 'twice-in-page')).length, 1);
+  t.like(await harvestRunCounts(domainContext(app), run.id), { seen: 2, created: 2, failed: 0 });
+});
+
+test('the records of a source whose organization is deleted here fail saying so, and create nothing', async (t) => {
+  await app.api.post('/api/v1/organizations', { name: 'hv-gone' }, app.sysadmin);
+  const src = await makeSource(app, { name: 'gone-org-source', organization: 'hv-gone' });
+  await app.almanac.services.orm.em.fork().execute(`update groups set state = 'deleted' where kind = 'organization' and name = 'hv-gone'`);
+  const run = await makeRun(app, src);
+  t.is(await apply(src, run, rec(harvestRecord('into-gone-org'))), 'failed');
+  t.is((await byRemoteId(src, 'into-gone-org')).length, 0);
+  const counts = await harvestRunCounts(domainContext(app), run.id);
+  t.deepEqual(
+    counts.errors.map((e) => [e.remoteId, e.reason]),
+    [['into-gone-org', "no organization: the source's organization is deleted"]],
+  );
+});
