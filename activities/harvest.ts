@@ -3,6 +3,7 @@ import pino from 'pino';
 import { HarvestRun, HarvestSource } from '../src/entities/index.ts';
 import type { DomainContext } from '../src/domain/context.ts';
 import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
+import { announceRunVectors } from '../src/domain/harvest/runs.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
 import type { HarvestCursor } from '../src/harvest/record.ts';
 import { SourceInvalid } from '../src/harvest/errors.ts';
@@ -76,6 +77,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
     },
     async failHarvestRun(runRowId: string, reason: string): Promise<void> {
       await endHarvestRun(orm.em.fork(), runRowId, { status: 'failed', reason });
+      // What the run brought before it failed stays, and is embedded like a finished run's.
+      await announceRunVectors(domain());
     },
   };
 }

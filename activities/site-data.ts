@@ -3,11 +3,12 @@ import { Context } from '@temporalio/activity';
 import { removeDatasetFiles } from '../src/domain/resources/file-removal.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
 import { removeDatasetVectors, syncDatasetSearch, type SearchSyncDeps } from '../src/search/sync.ts';
+import { embedBacklogPage, type BacklogCursor } from '../src/search/vector-backlog.ts';
 import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import type { ActivityServices } from './services.ts';
 
-/** Activities of the site-wide jobs over every dataset: `delete-all-data` and `reindex-metadata`. */
+/** Activities of the site-wide jobs over every dataset: `delete-all-data`, `reindex-metadata` and `vector-backlog`. */
 export function siteDataActivities({ orm, storage, config, search }: ActivityServices) {
   return {
     async deleteDatasetsPage(pageSize: number): Promise<number> {
@@ -18,6 +19,16 @@ export function siteDataActivities({ orm, storage, config, search }: ActivitySer
     },
     async reindexDatasetsPage(afterId: string | null, pageSize: number): Promise<{ count: number; lastId: string | null }> {
       return reindexDatasetsPage({ em: orm.em.fork(), storage, config, search }, afterId, pageSize, () => Context.current().heartbeat());
+    },
+    /** A page of the vector backlog after `after` (vector-backlog.ts). */
+    async embedVectorBacklogPage(after: BacklogCursor | null) {
+      const activity = Context.current();
+      const heartbeat = setInterval(() => activity.heartbeat(), 10_000);
+      try {
+        return await embedBacklogPage(orm.em.fork(), search, after);
+      } finally {
+        clearInterval(heartbeat);
+      }
     },
     async pruneVectorIndexes(): Promise<number> {
       return pruneVectorIndexes(orm.em.fork(), search, () => Context.current().heartbeat());

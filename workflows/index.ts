@@ -9,3 +9,4 @@ export { linkCheckWorkflow } from './link-check.ts';
 export { reindexMetadataWorkflow } from './reindex-metadata.ts';
 export { sweepStorageWorkflow } from './sweep-storage.ts';
 export { harvestWorkflow } from './harvest.ts';
+export { vectorBacklogWorkflow } from './vector-backlog.ts';

@@ -1,35 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { listenToChannel } from '../db-listener.ts';
-import { loadVectors } from './embeddings/cache.ts';
-import { pointsOfDatasets } from './points-store.ts';
+import { reloadDatasetVectors } from './index-loader.ts';
 import type { SearchServices } from './search-services.ts';
-import { INDEX_NAMES } from './vectors/vector-index.ts';
 
 /** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
 export const SEARCH_CHANNEL = 'almanac_search';
-
-/** Datasets' points as the database now has them, with cached vectors, replacing what the index held. */
-async function reloadDatasets(orm: MikroORM, search: SearchServices, datasetIds: string[]) {
-  const em = orm.em.fork();
-  const points = await pointsOfDatasets(em, datasetIds);
-  const vectors = search.embeddings
-    ? await loadVectors(
-        em,
-        search.embeddings.model,
-        points.map((p) => p.contentHash),
-      )
-    : new Map();
-  for (const index of INDEX_NAMES) {
-    const batch = points.flatMap((p) => {
-      const vector = vectors.get(p.contentHash);
-      return p.index === index && vector ? [{ id: p.id, vector, payload: p.payload }] : [];
-    });
-    for (const datasetId of datasetIds) await search.vectors.deleteByDataset(index, datasetId);
-    if (batch.length === 0) continue;
-    await search.ensureIndex(index, batch[0]!.vector.length);
-    await search.vectors.upsert(index, batch);
-  }
-}
 
 /** Datasets reloaded together: a harvest notifies hundreds in a row, one statement loads a batch of them. */
 const RELOAD_BATCH = 100;
@@ -52,7 +27,7 @@ export function followIndexChanges(orm: MikroORM, search: SearchServices): { sto
       while (pending.size > 0) {
         const datasetIds = [...pending].slice(0, RELOAD_BATCH);
         datasetIds.forEach((id) => pending.delete(id));
-        await reloadDatasets(orm, search, datasetIds).catch((err) =>
+        await reloadDatasetVectors(orm.em.fork(), search, datasetIds).catch((err) =>
           search.log.warn({ err, datasetIds }, 'reloading datasets into the vector index failed'),
         );
       }

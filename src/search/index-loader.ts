@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { embedCached, loadVectors } from './embeddings/cache.ts';
-import { pointsPage, type PointRow } from './points-store.ts';
+import { pointsOfDatasets, pointsPage, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
 import { INDEX_NAMES } from './vectors/vector-index.ts';
 
@@ -65,4 +65,26 @@ export function loadEmbeddedIndex(em: EntityManager, search: SearchServices) {
     (vectors) => search.log.info({ vectors, ms: Date.now() - started }, 'embedded vector index loaded from the database'),
     (err) => search.log.error({ err }, 'loading the embedded vector index failed; search is keyword-only until a reindex'),
   );
+}
+
+/** Datasets' points as the database now has them, with cached vectors, replacing what the index held. */
+export async function reloadDatasetVectors(em: EntityManager, search: SearchServices, datasetIds: string[]) {
+  const points = await pointsOfDatasets(em, datasetIds);
+  const vectors = search.embeddings
+    ? await loadVectors(
+        em,
+        search.embeddings.model,
+        points.map((p) => p.contentHash),
+      )
+    : new Map<string, Float32Array>();
+  for (const index of INDEX_NAMES) {
+    const batch = points.flatMap((p) => {
+      const vector = vectors.get(p.contentHash);
+      return p.index === index && vector ? [{ id: p.id, vector, payload: p.payload }] : [];
+    });
+    for (const datasetId of datasetIds) await search.vectors.deleteByDataset(index, datasetId);
+    if (batch.length === 0) continue;
+    await search.ensureIndex(index, batch[0]!.vector.length);
+    await search.vectors.upsert(index, batch);
+  }
 }

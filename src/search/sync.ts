@@ -4,7 +4,7 @@ import { Dataset, type Group, Resource, type Tag } from '../entities/index.ts';
 import { contentsKey } from '../storage/keys.ts';
 import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.ts';
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
-import { contentHash, embedCached } from './embeddings/cache.ts';
+import { contentHash, embedCached, loadVectors } from './embeddings/cache.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
 import { deletePoints, pointIdsOf, pointsOfDatasets, writePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -72,6 +72,16 @@ export interface SearchSyncResult {
   vectors: boolean;
 }
 
+export interface SearchSyncOptions {
+  /**
+   * `now` (the default): texts the cache lacks are embedded before the call returns, so the change is
+   * found by meaning at once. `later`: only cached vectors are pushed, and the points of new texts wait
+   * for the vector backlog (vector-backlog.ts) — a harvest's thousands of records are found by keywords
+   * as fast as they are written, instead of at the model's pace.
+   */
+  embed?: 'now' | 'later';
+}
+
 /**
  * Brings a dataset's search state in line with its row: the keyword document, its points (packages,
  * resources, text chunks) and their vectors. Idempotent; a draft or deleted dataset leaves no trace.
@@ -86,7 +96,11 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
  * syncDatasetSearch for many datasets at once (a harvest's page): a few statements for all of them, their
  * texts embedded in one call and their vectors pushed in one upsert per index.
  */
-export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: string[]): Promise<Map<string, SearchSyncResult>> {
+export async function syncDatasetsSearch(
+  deps: SearchSyncDeps,
+  datasetIds: string[],
+  { embed = 'now' }: SearchSyncOptions = {},
+): Promise<Map<string, SearchSyncResult>> {
   const ids = [...new Set(datasetIds)];
   const { language } = deps.config.search;
   const found = await writeKeywordDocuments(deps.em, ids, language);
@@ -100,9 +114,11 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
   const { embeddings } = deps.search;
   let vectors: Map<string, Float32Array> | null = embeddings ? new Map() : null;
   try {
-    if (embeddings && texts.length > 0) {
+    if (embeddings && texts.length > 0 && embed === 'now') {
       const embedded = await embedCached(deps.em, embeddings, texts);
       texts.forEach((text, i) => vectors!.set(contentHash(text), embedded[i]!));
+    } else if (embeddings && texts.length > 0) {
+      vectors = await loadVectors(deps.em, embeddings.model, texts.map(contentHash));
     }
   } catch (err) {
     vectors = null;
@@ -111,7 +127,7 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
   if (docs.size > 0) await writePoints(deps.em, docs, language);
   const gone = ids.filter((id) => !datasets.has(id));
   if (gone.length) await deletePoints(deps.em, gone);
-  let pushed = vectors !== null;
+  let pushed = vectors !== null && (embed === 'now' || texts.every((text) => vectors!.has(contentHash(text))));
   if (vectors) {
     try {
       await pushVectors(deps, datasets.size ? await pointsOfDatasets(deps.em, [...datasets.keys()]) : [], previous, vectors);
@@ -123,7 +139,11 @@ export async function syncDatasetsSearch(deps: SearchSyncDeps, datasetIds: strin
   return new Map(ids.map((id) => [id, { found: found.has(id), vectors: pushed }]));
 }
 
-/** Upserts the points with their vectors (by text hash) and drops the ones the dataset no longer has. */
+/**
+ * Upserts the points that have a vector (by text hash) and drops every other point the datasets had:
+ * one no longer there, or one whose text changed and waits for its vector (its old vector and payload,
+ * a former title or a since-withdrawn public flag, must not answer searches meanwhile).
+ */
 async function pushVectors(
   deps: SearchSyncDeps,
   points: PointRow[],
@@ -131,15 +151,16 @@ async function pushVectors(
   byHash: Map<string, Float32Array>,
 ) {
   const { vectors } = deps.search;
+  const kept = new Set<string>();
   for (const index of INDEX_NAMES) {
     const batch = points.flatMap((p) =>
       p.index === index && byHash.has(p.contentHash) ? [{ id: p.id, vector: byHash.get(p.contentHash)!, payload: p.payload }] : [],
     );
+    batch.forEach((p) => kept.add(`${index}:${p.id}`));
     if (batch.length === 0) continue;
     await deps.search.ensureIndex(index, batch[0]!.vector.length);
     await vectors.upsert(index, batch);
   }
-  const kept = new Set(points.map((p) => `${p.index}:${p.id}`));
   for (const [index, ids] of previous) {
     const dropped = [...ids].filter((id) => !kept.has(`${index}:${id}`));
     if (dropped.length > 0) await vectors.deleteIds(index, dropped);

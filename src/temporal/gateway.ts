@@ -24,6 +24,7 @@ import {
   publishSyncWorkflowId,
   purgeDatasetWorkflowId,
   purgeOrgWorkflowId,
+  vectorBacklogWorkflowId,
 } from '../domain/jobs/ids.ts';
 import type { HarvestSchedule, JobFilter, JobStart, Jobs, LinkCheckOptions } from '../domain/jobs/port.ts';
 import type { PageRequest } from '../domain/pagination.ts';
@@ -109,6 +110,18 @@ export class TemporalJobs implements Jobs {
 
   startReindex() {
     return this.start('reindexMetadataWorkflow', REINDEX_WORKFLOW_ID, [], 'USE_EXISTING');
+  }
+
+  async announceVectorBacklog() {
+    await this.call(() =>
+      this.client.workflow.signalWithStart('vectorBacklogWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId: vectorBacklogWorkflowId(this.taskQueue),
+        args: [{}],
+        signal: 'vectorsPending',
+        signalArgs: [],
+      }),
+    );
   }
 
   // Joins a check already running, whether a request started it (`link-check`) or the schedule did (`link-check-<time>`).

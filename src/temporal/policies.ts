@@ -36,6 +36,16 @@ export const AWAITED_ACTIVITY: ActivityOptions = {
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
 };
 
+/**
+ * A page of the vector backlog: seconds of model time, a heartbeat between its chunks; a model that
+ * cannot load fails the job after a few tries, and the next harvest's signal starts it again.
+ */
+export const VECTOR_BACKLOG_ACTIVITY: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { ...RETRY_TRANSIENT, maximumAttempts: 5 },
+};
+
 /** A walk over the whole object store (the orphan sweep): long, heartbeating as it goes. */
 export const STORE_WALK_ACTIVITY: ActivityOptions = {
   startToCloseTimeout: '6 hours',

@@ -186,6 +186,7 @@ test.serial('stats count jobs per type and status, in agreement with the list', 
     'purge-org',
     'reindex-metadata',
     'sweep-storage',
+    'vector-backlog',
   ]);
   t.like(byType['delete-draft'], { total: 4, completed: 4, failed: 0 });
   t.like(byType['publish-sync'], { total: 2, completed: 1, failed: 1 });

@@ -188,7 +188,7 @@ test('datasets gone from the source are counted removed after a full run, and so
   }
 });
 
-test('a page’s datasets are in search once the page is applied: found by keywords and by meaning', async (t) => {
+test('a page’s datasets are found by keywords once the page is applied, and by meaning once the run’s end has the vector backlog job embed them', async (t) => {
   const src = await makeSource(app, { name: 'searchable', organization: 'hv-org' });
   const run = await makeRun(app, src);
   const topics = {
@@ -204,8 +204,15 @@ test('a page’s datasets are in search once the page is applied: found by keywo
       match: { keyword: boolean; semantic: unknown[] };
     }>;
   t.like((await search('explosivity'))[0], { name: 'hv-volcanoes', match: { keyword: true } });
-  const byMeaning = (await search('cycling')).find((r) => r.name === 'hv-bicycles');
+  t.deepEqual(await finishHarvestRun(domainContext(app), src, run, { full: false }), { removed: 0 });
+  let byMeaning;
+  for (const deadline = Date.now() + 60_000; !byMeaning?.match.semantic.length && Date.now() < deadline; await sleep(200)) {
+    byMeaning = (await search('cycling')).find((r) => r.name === 'hv-bicycles');
+  }
   t.truthy(byMeaning?.match.semantic.length, 'found by its vectors');
+  const jobs = await app.api.get('/api/v1/admin/jobs?type=vector-backlog', app.sysadmin);
+  t.is(jobs.status, 200, jobs.text);
+  t.true(jobs.body.results.length >= 1, 'the run’s end started the backlog job');
 });
 
 test('a page whose run is stopped takes no new records once its signal aborts, syncs what it committed, and throws the reason', async (t) => {

@@ -3,6 +3,8 @@ import { isProblem } from '../helpers/problem.ts';
 import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { settledPipeline } from '../helpers/pipeline.ts';
+import { syncDatasetsSearch } from '../../src/search/sync.ts';
+import { embedBacklogPage } from '../../src/search/vector-backlog.ts';
 
 /**
  * The search indexes follow the database: publish, update, the resource pipeline (columns and file
@@ -92,6 +94,47 @@ test.serial('publish, update, delete, restore and purge keep points and vectors 
   t.is(after.indexes.packages.vectors, vectorsBefore, 'a soft delete already took its vectors out');
   t.is(after.indexes.packages.drift, 0);
 });
+
+test.serial(
+  'a sync that leaves embedding for later drops a changed text’s old vector at once; a backlog page brings the new one',
+  async (t) => {
+    const created = await createDataset({ name: 'tide-gauges', title: 'Tide Gauge Readings', notes: 'Sea level at harbour gauges.' });
+    t.is(created.status, 201, created.text);
+    const id = created.body.id as string;
+    t.truthy((await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin)).body.indexed);
+
+    // The row changes behind the API's back, as a harvest writes it, and is synced the harvest's way.
+    const { orm, storage, config, search } = app.almanac.services;
+    await orm.em
+      .fork()
+      .execute(`update datasets set title = 'Volcano Ash Plumes', notes = 'Height of eruption clouds.' where id = ?`, [id]);
+    const deps = { em: orm.em.fork(), storage, config, search };
+    const [synced] = (await syncDatasetsSearch(deps, [id], { embed: 'later' })).values();
+    t.deepEqual(synced, { found: true, vectors: false });
+    const waiting = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
+    t.regex(waiting.body.text, /Volcano Ash Plumes/);
+    t.is(waiting.body.embedding, null, 'the new text has no vector yet');
+    t.is(waiting.body.indexed, null, 'and the old text’s vector no longer answers');
+    t.true(
+      (await found('volcano ash')).some((r) => r.name === 'tide-gauges' && r.match?.keyword),
+      'found by keywords meanwhile',
+    );
+    t.is((await stats()).indexes.packages.documents - (await stats()).indexes.packages.embedded, 1);
+
+    let after = null;
+    let embedded = 0;
+    do {
+      const page = await embedBacklogPage(orm.em.fork(), search, after, 2);
+      embedded += page.embedded;
+      after = page.next;
+    } while (after);
+    t.true(embedded >= 1);
+    const done = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
+    t.like(done.body, { embedding: { dimensions: 384 }, indexed: { payload: { datasetId: id } } });
+    t.true((await found('eruption clouds')).some((r) => r.name === 'tide-gauges' && r.match?.semantic.length));
+    t.deepEqual(await embedBacklogPage(orm.em.fork(), search, null), { embedded: 0, next: null }, 'nothing left');
+  },
+);
 
 test.serial('a resource is found through its columns and its file text, by keywords and by meaning', async (t) => {
   const created = await createDataset({

@@ -97,6 +97,12 @@ try {
   });
   recorded.harvest = ids.harvestWorkflowId(source.id);
 
+  // The vector backlog as a harvest page announces it (this app has no model: the pass finds nothing to embed).
+  await app.almanac.services.jobs.announceVectorBacklog();
+  const backlog = ids.vectorBacklogWorkflowId(app.almanac.services.config.temporal.taskQueue);
+  await settle(backlog);
+  recorded['vector-backlog'] = backlog;
+
   const draft = ok(await app.api.post('/api/v1/packages/drafts', { name: 'history-draft' }, auth)).body;
   ok(await app.api.delete(`/api/v1/packages/${draft.id}`, auth));
   recorded['delete-draft'] = ids.deleteDraftWorkflowId(draft.id);

@@ -144,14 +144,15 @@ class RecordFailed extends Error {}
 
 /** Records of a page applied side by side (each holds a database connection while it writes). */
 const APPLY_CONCURRENCY = 6;
-/** Datasets per search sync: their texts are embedded together and their vectors pushed in one upsert. */
+/** Datasets per search sync: their keyword documents and points are written together. */
 const SYNC_BATCH = 50;
 
 /**
  * Applies the items of a page, a few at a time, and brings the search state of the datasets they created
- * or changed in line in batches while it goes (one embedding call and one vector upsert per batch, instead
- * of a publish-sync workflow per dataset): the model embeds a batch in its thread while the next records
- * are written. A throw (the database down: a bad record only fails), or `signal` aborting (the run was
+ * or changed in line in batches while it goes (a few statements per batch, instead of a publish-sync
+ * workflow per dataset). Their new texts wait for the vector backlog job that the run's end starts
+ * (announceRunVectors): a harvest is found by keywords at the pace of the database, and by meaning at
+ * the model's. A throw (the database down: a bad record only fails), or `signal` aborting (the run was
  * terminated or cancelled), stops the taking of new items; the ones in flight finish before it is
  * rethrown, so nothing of this page is still writing when the page is tried again. What it committed is
  * synced first all the same; a replay syncs it again, as the sync is idempotent.
@@ -265,7 +266,7 @@ class SearchBatches {
     // Caught here, so that a failure waits for flush instead of going unhandled; the batches after it are not tried.
     this.syncing = this.syncing
       .then(async () => {
-        if (!this.failure) await syncDatasetsSearch(this.ctx, batch);
+        if (!this.failure) await syncDatasetsSearch(this.ctx, batch, { embed: 'later' });
       })
       .catch((err: unknown) => void (this.failure ??= { err }));
   }

@@ -71,7 +71,17 @@ export async function finishHarvestRun(
   );
   const deleted = removed.flatMap((row) => (row.dataset_id && row.state === 'deleted' ? [row.dataset_id] : []));
   for (let i = 0; i < deleted.length; i += 500) await syncDatasetsSearch(ctx, deleted.slice(i, i + 500));
+  await announceRunVectors(ctx);
   return { removed: removed.length };
+}
+
+/**
+ * A run's pages write their datasets' points without vectors (found by keywords at once); when the run
+ * ends, succeeded or failed, the vector backlog job embeds the new texts. Not earlier: on a small
+ * machine the model takes every core it is given, and would halve the run's pace.
+ */
+export async function announceRunVectors(ctx: DomainContext) {
+  if (ctx.search.embeddings) await ctx.jobs.announceVectorBacklog();
 }
 
 export async function harvestRunCounts(ctx: DomainContext, runId: string): Promise<HarvestRunCounts> {

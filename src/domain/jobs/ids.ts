@@ -14,6 +14,12 @@ export const pipelineWorkflowId = (resourceId: string) => `pipeline-${resourceId
 export const harvestWorkflowId = (sourceId: string) => `harvest-${sourceId}`;
 /** The Temporal Schedule of a harvest source with a `schedule`. */
 export const harvestScheduleId = (sourceId: string) => `harvest-schedule-${sourceId}`;
+/**
+ * The vector backlog's job: one per deployment, and a deployment is its task queue (several share a
+ * Temporal namespace in the tests), as the signal that starts or joins it must reach this deployment's
+ * worker, which embeds this deployment's points.
+ */
+export const vectorBacklogWorkflowId = (taskQueue: string) => `vector-backlog-${taskQueue}`;
 export const DELETE_ALL_DATA_WORKFLOW_ID = 'delete-all-data';
 export const ENQUEUE_ALL_WORKFLOW_ID = 'enqueue-all';
 export const LINK_CHECK_WORKFLOW_ID = 'link-check';
@@ -33,6 +39,7 @@ export const JOB_TYPES = {
   'reindex-metadata': 'reindexMetadataWorkflow',
   'sweep-storage': 'sweepStorageWorkflow',
   harvest: 'harvestWorkflow',
+  'vector-backlog': 'vectorBacklogWorkflow',
 } as const;
 export type JobType = keyof typeof JOB_TYPES;
 export const JOB_TYPE_NAMES = Object.keys(JOB_TYPES) as [JobType, ...JobType[]];

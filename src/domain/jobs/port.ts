@@ -25,6 +25,11 @@ export interface Jobs {
   startEnqueueAll(): Promise<JobStart>;
   /** `reindex-metadata`; a running one is joined. */
   startReindex(): Promise<JobStart>;
+  /**
+   * `vector-backlog-<task queue>`: embeds the points written without vectors. Started when none runs,
+   * else told that there is more (it makes one more pass).
+   */
+  announceVectorBacklog(): Promise<void>;
   /** A link check now; one already running (started here or by the schedule) is joined. */
   startLinkCheck(options: LinkCheckOptions): Promise<JobStart>;
   /**

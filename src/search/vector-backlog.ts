@@ -1,0 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pgArray } from '../db.ts';
+import { embedCached } from './embeddings/cache.ts';
+import { SEARCH_CHANNEL } from './index-follower.ts';
+import { reloadDatasetVectors } from './index-loader.ts';
+import type { SearchServices } from './search-services.ts';
+
+/**
+ * The vector backlog: points whose text has no vector under the current model yet. A harvest writes its
+ * datasets' points without waiting for the model (sync.ts, `embed: 'later'`), and the `vector-backlog`
+ * job embeds them here afterwards, a page at a time in (index, id) order, so the model's pace bounds
+ * when a dataset is found by meaning, not when it is found at all.
+ */
+
+/** Texts embedded per page: a few seconds of model time, between heartbeats. */
+export const BACKLOG_PAGE = 128;
+
+export interface BacklogCursor {
+  index: string;
+  id: string;
+}
+
+/**
+ * Embeds the next page of points without a vector after `after`, pushes their datasets' vectors into
+ * the index, and tells the other processes' embedded indexes to reload them. `next` is null once the
+ * points are exhausted. Idempotent: an embedded text is skipped by the next look.
+ */
+export async function embedBacklogPage(
+  em: EntityManager,
+  search: SearchServices,
+  after: BacklogCursor | null,
+  limit = BACKLOG_PAGE,
+): Promise<{ embedded: number; next: BacklogCursor | null }> {
+  const { embeddings } = search;
+  if (!embeddings) return { embedded: 0, next: null };
+  const rows = await em.execute<Array<{ index: string; id: string; dataset_id: string; text: string }>>(
+    `select sp.index, sp.id, sp.dataset_id, sp.text
+       from search_points sp
+      where ${after ? '(sp.index, sp.id) > (?, ?::uuid) and' : ''}
+            not exists (select 1 from embeddings e where e.model = ? and e.content_hash = sp.content_hash)
+      order by sp.index, sp.id
+      limit ?`,
+    [...(after ? [after.index, after.id] : []), embeddings.model, limit],
+  );
+  if (rows.length === 0) return { embedded: 0, next: null };
+  await embedCached(
+    em,
+    embeddings,
+    rows.map((r) => r.text),
+  );
+  const datasetIds = [...new Set(rows.map((r) => r.dataset_id))];
+  await reloadDatasetVectors(em, search, datasetIds);
+  await em.execute('select pg_notify(?, d::text) from unnest(?::uuid[]) as d', [SEARCH_CHANNEL, pgArray(datasetIds)]);
+  const last = rows.at(-1)!;
+  return { embedded: rows.length, next: rows.length < limit ? null : { index: last.index, id: last.id } };
+}

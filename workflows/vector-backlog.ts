@@ -1,0 +1,38 @@
+import { continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { VECTOR_BACKLOG_ACTIVITY } from '../src/temporal/policies.ts';
+
+const { embedVectorBacklogPage } = proxyActivities<Activities>(VECTOR_BACKLOG_ACTIVITY);
+
+type BacklogCursor = Awaited<ReturnType<Activities['embedVectorBacklogPage']>>['next'];
+
+/** Sent (with a start when none runs) by whoever wrote points without their vectors. */
+export const vectorsPendingSignal = defineSignal('vectorsPending');
+
+export interface VectorBacklogInput {
+  pagesPerRun?: number;
+  /** Carried across continue-as-new. */
+  after?: BacklogCursor;
+  embedded?: number;
+  again?: boolean;
+}
+
+/**
+ * `vector-backlog-<task queue>`: embeds the points written without a vector (a harvest's), a page per
+ * activity, until a pass finds none left. New points announced meanwhile (the signal) get one more pass
+ * from the start, as they may sit behind the cursor; one job per deployment, however many harvests
+ * announce work.
+ */
+export async function vectorBacklogWorkflow({ pagesPerRun = 100, after = null, embedded = 0, again = false }: VectorBacklogInput = {}) {
+  setHandler(vectorsPendingSignal, () => void (again = true));
+  for (let page = 0; page < pagesPerRun; page++) {
+    const done = await embedVectorBacklogPage(after);
+    embedded += done.embedded;
+    after = done.next;
+    if (after === null) {
+      if (!again) return { embedded };
+      again = false;
+    }
+  }
+  return continueAsNew<typeof vectorBacklogWorkflow>({ pagesPerRun, after, embedded, again });
+}
