@@ -7,7 +7,6 @@ import { pipelineWorkflowId } from '../../src/domain/jobs/ids.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { onlySysadmins, type Call } from '../helpers/access.ts';
 import { as, type Auth, type Reply } from '../helpers/client.ts';
-import { freePort } from '../helpers/ports.ts';
 import { isProblem } from '../helpers/problem.ts';
 
 /**
@@ -27,7 +26,7 @@ const admin = (): Auth => ({ token: app.adminToken });
 
 test.before(async () => {
   const [host, port] = process.env.TEST_TEMPORAL_ADDRESS!.split(':');
-  relay = new TcpRelay({ host, port: Number(port) }, await freePort());
+  relay = new TcpRelay({ host, port: Number(port) });
   await relay.open();
   // Links point at this server, so that a pipeline that downloads them finds real bytes.
   files = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n'));
@@ -371,14 +370,16 @@ test.serial('with Temporal out of reach, the job endpoints answer 503 jobs_unava
   // the gateway's close() must survive (test/temporal/gateway.test.ts), and the file's after hook does it.
 });
 
-/** A TCP relay to Temporal that a test can cut (closing every connection and refusing new ones) and reopen. */
+/**
+ * A TCP relay to Temporal that a test can cut (closing every connection and refusing new ones) and reopen
+ * on the same port. The first open takes a port from the kernel as it listens: a port found free and
+ * listened on later can be taken in between by any connection of the suite.
+ */
 class TcpRelay {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
-  constructor(
-    private readonly target: { host: string; port: number },
-    readonly port: number,
-  ) {}
+  port = 0;
+  constructor(private readonly target: { host: string; port: number }) {}
 
   async open() {
     if (this.server) return;
@@ -398,6 +399,7 @@ class TcpRelay {
       }
     });
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
     this.server = server;
   }
 
