@@ -1,17 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleThread } from '../../thread-start.ts';
 import type { ModelThreadOptions, ModelThreadReply } from './model-thread.ts';
-
-/**
- * The thread's body: the built `.js` beside this file, or under tsx (tests, `npm run dev`) the `.ts`
- * source, loaded through tsx's API, as Node 20 does not hand a thread the loader of its process.
- */
-function startWorker(options: ModelThreadOptions): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./model-thread.js', import.meta.url), { workerData: options });
-  const source = new URL('./model-thread.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(boot, { eval: true, workerData: options });
-}
 
 interface Waiting {
   resolve: (vectors: { width: number; data: Float32Array }) => void;
@@ -33,7 +22,7 @@ export class ModelThread {
 
   private constructor(options: ModelThreadOptions) {
     // Held open while the model loads (someone awaits it), let go once it waits for work.
-    this.worker = startWorker(options);
+    this.worker = startModuleThread(import.meta.url, 'model-thread', options);
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (reply: ModelThreadReply) => {
         if (reply.kind === 'ready') {

@@ -9,22 +9,43 @@ import type {
   VectorPoint,
 } from './vector-index.ts';
 import { isUuid } from '../../domain/ids.ts';
+import { AnnGraph } from './ann-graph.ts';
 
 /** Vectors are stored in blocks of about this size (smaller when the dimensions are few: at most 4096 points a block). */
 const BLOCK_BYTES = 2 * 2 ** 20;
+/**
+ * From this many points on, an index keeps an HNSW graph and searches through it; below, one exact pass
+ * takes a few milliseconds and needs no thread.
+ */
+export const ANN_MIN_POINTS = 20_000;
+/** Graph neighbours fetched per result asked: the filter then drops what the caller may not see. */
+const ANN_OVERFETCH = 4;
+const ANN_MIN_CANDIDATES = 200;
 
 /**
- * The index when no Qdrant is configured: exact search over every point, in this process. Vectors live in
- * Float32Array blocks (4 bytes per dimension, no object per point), so 500,000 points of 384 dimensions
- * are 730 MiB of vectors plus their payloads, and a search is one pass of dot products.
+ * The index when no Qdrant is configured, in this process. Vectors live in Float32Array blocks (4 bytes
+ * per dimension, no object per point, shared with the graph's thread), so 500,000 points of 384
+ * dimensions are 730 MiB of vectors plus their payloads. A large index searches through its HNSW graph
+ * (ann-graph.ts) and ranks the candidates by their exact cosine; a small index, a search among named
+ * datasets, a graph still taking in points, or a filter so narrow that the candidates hold too few
+ * matches is answered by one exact pass of dot products instead: a narrow filter never loses results to
+ * the approximation.
  */
 export class EmbeddedVectorIndex implements VectorIndex {
   readonly kind = 'embedded' as const;
   private readonly stores = new Map<IndexName, PointStore>();
+  private readonly annMinPoints: number;
+
+  constructor(options: { annMinPoints?: number } = {}) {
+    this.annMinPoints = options.annMinPoints ?? ANN_MIN_POINTS;
+  }
 
   async ensure(index: IndexName, dimensions: number) {
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new Error(`vector dimensions must be a positive integer, got ${dimensions}`);
-    if (this.stores.get(index)?.dimensions !== dimensions) this.stores.set(index, new PointStore(dimensions));
+    const current = this.stores.get(index);
+    if (current?.dimensions === dimensions) return;
+    await current?.close();
+    this.stores.set(index, new PointStore(dimensions, this.annMinPoints));
   }
 
   async upsert(index: IndexName, points: VectorPoint[]) {
@@ -37,29 +58,39 @@ export class EmbeddedVectorIndex implements VectorIndex {
       }
     }
     for (const point of points) store.put(point.id.toLowerCase(), point.vector, copyPayload(point.payload));
+    store.sendToGraph();
   }
 
   async deleteIds(index: IndexName, ids: string[]) {
     const store = this.stores.get(index);
     for (const id of ids) store?.remove(id.toLowerCase());
+    store?.sendToGraph();
   }
 
   async deleteByDataset(index: IndexName, datasetId: string) {
     const store = this.stores.get(index);
     for (const slot of [...(store?.slotsByDataset.get(datasetId) ?? [])]) store!.removeSlot(slot);
+    store?.sendToGraph();
   }
 
   async deleteByResource(index: IndexName, resourceId: string) {
     const store = this.stores.get(index);
     for (const slot of [...(store?.slotsByResource.get(resourceId) ?? [])]) store!.removeSlot(slot);
+    store?.sendToGraph();
   }
 
   async search(index: IndexName, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    const store = this.stores.get(index);
-    if (!store) return [];
-    if (vector.length !== store.dimensions)
-      throw new Error(`query vector has ${vector.length} dimensions; index ${index} has ${store.dimensions}`);
-    return store.search(vector, filter, limit);
+    return this.searchStore(index, vector, filter, limit, false);
+  }
+
+  /** search() by one exact pass, whatever the index's size: what its graph is measured against. */
+  async exactSearch(index: IndexName, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    return this.searchStore(index, vector, filter, limit, true);
+  }
+
+  /** Resolves once every index's graph holds every point written so far (a bench times it). */
+  async whenGraphsSettled(): Promise<void> {
+    await Promise.all([...this.stores.values()].map((store) => store.graph?.whenSettled()));
   }
 
   async get(index: IndexName, id: string): Promise<StoredPoint | null> {
@@ -90,7 +121,17 @@ export class EmbeddedVectorIndex implements VectorIndex {
   }
 
   async close() {
+    const stores = [...this.stores.values()];
     this.stores.clear();
+    await Promise.all(stores.map((store) => store.close()));
+  }
+
+  private searchStore(index: IndexName, vector: Float32Array, filter: VectorFilter, limit: number, exact: boolean) {
+    const store = this.stores.get(index);
+    if (!store) return Promise.resolve([]);
+    if (vector.length !== store.dimensions)
+      throw new Error(`query vector has ${vector.length} dimensions; index ${index} has ${store.dimensions}`);
+    return store.search(vector, filter, limit, exact);
   }
 
   private ensured(index: IndexName) {
@@ -118,11 +159,37 @@ class PointStore {
   private readonly freeSlots: number[] = [];
   private payloadBytes = 0;
   private sortedIdCache: string[] | null = null;
+  /** Started once the store holds annMinPoints points. */
+  graph: AnnGraph | null = null;
+  /** Slots written or freed since the graph was last told. */
+  private readonly written = new Set<number>();
+  private readonly freed = new Set<number>();
 
-  constructor(readonly dimensions: number) {
+  constructor(
+    readonly dimensions: number,
+    private readonly annMinPoints: number,
+  ) {
     const slotsPerBlock = Math.min(4096, Math.max(64, BLOCK_BYTES / (4 * dimensions)));
     this.blockShift = Math.floor(Math.log2(slotsPerBlock));
     this.blockMask = (1 << this.blockShift) - 1;
+  }
+
+  /** Tells the graph what changed (starting it once the store is large enough). */
+  sendToGraph() {
+    if (!this.graph && this.slotById.size >= this.annMinPoints) {
+      this.graph = new AnnGraph({ dimensions: this.dimensions, blockShift: this.blockShift });
+      for (const block of this.blocks) this.graph.addBlock(block.buffer as SharedArrayBuffer);
+      this.graph.add([...this.slotById.values()]);
+    } else if (this.graph) {
+      this.graph.remove([...this.freed]);
+      this.graph.add([...this.written]);
+    }
+    this.written.clear();
+    this.freed.clear();
+  }
+
+  async close() {
+    await this.graph?.close();
   }
 
   put(id: string, vector: Float32Array, payload: VectorPayload) {
@@ -132,7 +199,7 @@ class PointStore {
       if (slot === this.ids.length) {
         this.ids.push(null);
         this.payloads.push(null);
-        if (slot >> this.blockShift === this.blocks.length) this.blocks.push(new Float32Array((this.blockMask + 1) * this.dimensions));
+        if (slot >> this.blockShift === this.blocks.length) this.addBlock();
       }
       this.ids[slot] = id;
       this.slotById.set(id, slot);
@@ -141,6 +208,8 @@ class PointStore {
       this.unlinkPayload(slot);
     }
     this.writeUnitVector(slot, vector);
+    this.written.add(slot);
+    this.freed.delete(slot);
     this.payloads[slot] = payload;
     this.payloadBytes += estimatePayloadBytes(payload);
     addTo(this.slotsByDataset, payload.datasetId, slot);
@@ -153,6 +222,8 @@ class PointStore {
   }
 
   removeSlot(slot: number) {
+    this.freed.add(slot);
+    this.written.delete(slot);
     this.unlinkPayload(slot);
     this.slotById.delete(this.ids[slot]!);
     this.ids[slot] = null;
@@ -161,26 +232,36 @@ class PointStore {
     this.sortedIdCache = null;
   }
 
-  search(query: Float32Array, filter: VectorFilter, limit: number): VectorHit[] {
+  async search(query: Float32Array, filter: VectorFilter, limit: number, exact: boolean): Promise<VectorHit[]> {
     // The heap is sized by the limit: never larger than the index, whatever a caller asks for.
     const k = Math.min(Math.floor(limit), this.slotById.size);
     if (!(k >= 1)) return [];
     const q = unit(query);
     const accepts = compileFilter(filter);
-    const top = new TopK(k);
+    let top = new TopK(k);
+    // The arrays themselves, which only grow: still the store's after the graph's answer comes back.
     const { blocks, blockShift, blockMask, dimensions, payloads } = this;
     const consider = (slot: number) => {
       const payload = payloads[slot];
-      if (payload !== null && accepts(payload))
+      if (payload !== null && payload !== undefined && accepts(payload))
         top.offer(dot(blocks[slot >> blockShift], (slot & blockMask) * dimensions, q, dimensions), slot);
     };
+    const found = () => top.drain().map(({ slot, score }) => ({ id: this.ids[slot]!, score, payload: copyPayload(payloads[slot]!) }));
     // A dataset filter names few datasets: visit only their points instead of all of them.
     if (filter.datasetIds) {
       for (const datasetId of new Set(filter.datasetIds)) for (const slot of this.slotsByDataset.get(datasetId) ?? []) consider(slot);
-    } else {
-      for (let slot = 0; slot < payloads.length; slot++) consider(slot);
+      return found();
     }
-    return top.drain().map(({ slot, score }) => ({ id: this.ids[slot]!, score, payload: copyPayload(payloads[slot]!) }));
+    if (!exact && this.graph?.ready) {
+      const wanted = Math.min(this.slotById.size, Math.max(k * ANN_OVERFETCH, ANN_MIN_CANDIDATES));
+      const candidates = await this.graph.nearest(q, wanted).catch(() => null);
+      // Scored against the store as it is now: a point changed or deleted meanwhile is seen as it is.
+      for (const slot of candidates ?? []) consider(slot);
+      if (top.size === k) return found();
+      top = new TopK(k);
+    }
+    for (let slot = 0; slot < payloads.length; slot++) consider(slot);
+    return found();
   }
 
   sortedIds() {
@@ -193,6 +274,13 @@ class PointStore {
     // Per point: its id string, the id map entry, two array cells and the dataset/resource set entries.
     const vectorBytes = this.blocks.length * (this.blockMask + 1) * this.dimensions * 4;
     return vectorBytes + this.payloadBytes + this.slotById.size * 160;
+  }
+
+  private addBlock() {
+    // Shared, so that the graph's thread reads the vectors where they are.
+    const block = new Float32Array(new SharedArrayBuffer((this.blockMask + 1) * this.dimensions * 4));
+    this.blocks.push(block);
+    this.graph?.addBlock(block.buffer as SharedArrayBuffer);
   }
 
   private unlinkPayload(slot: number) {
@@ -274,7 +362,7 @@ function unit(vector: Float32Array) {
 class TopK {
   private readonly scores: Float64Array;
   private readonly slots: Int32Array;
-  private size = 0;
+  size = 0;
 
   constructor(private readonly k: number) {
     this.scores = new Float64Array(k);
