@@ -2,29 +2,35 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleThread } from '../../thread-start.ts';
 import type { AnnThreadOptions, AnnThreadReply, AnnThreadRequest } from './ann-thread.ts';
 
+/** Vectors per insertion message (6 MB at 384 dimensions). */
+const ADD_CHUNK = 4096;
+
 /**
- * An embedded index's HNSW graph, kept in a thread of its own (ann-thread.ts) over the store's shared
- * vector blocks. Additions are sent as the store changes and answered once inserted: while any is
- * still on its way the graph may lack a point, so `ready` is false and the store answers by its exact
- * pass instead. A thread that fails is given up (`broken`), and the exact pass answers from then on.
+ * An embedded index's HNSW graph, kept in a thread of its own (ann-thread.ts), over numbered vectors
+ * (the store's distinct texts). Additions are sent as the store changes and answered once inserted; until
+ * then their keys are in flight, and a search looks at those itself. A thread that fails is given up
+ * (`broken`), and the store's exact pass answers from then on.
  */
 export class AnnGraph {
   broken?: Error;
   private readonly worker: Worker;
-  private pendingAdds = 0;
-  private readonly searches = new Map<number, { resolve: (slots: Int32Array) => void; reject: (err: Error) => void }>();
+  /** Keys sent for insertion and not yet answered, a batch per message, oldest first. */
+  private readonly batches: Int32Array[] = [];
+  private inFlightCount = 0;
+  private readonly searches = new Map<number, { resolve: (keys: Int32Array) => void; reject: (err: Error) => void }>();
   private nextId = 0;
   private settled: Array<() => void> = [];
 
-  constructor(options: AnnThreadOptions) {
+  constructor(private readonly options: AnnThreadOptions) {
     this.worker = startModuleThread(import.meta.url, 'ann-thread', options);
     // The thread only serves this process's requests: it must not keep the process alive.
     this.worker.unref();
     this.worker.on('message', (reply: AnnThreadReply) => {
       if (reply.kind === 'added') {
-        if (--this.pendingAdds === 0) this.settle();
+        this.inFlightCount -= this.batches.shift()?.length ?? 0;
+        if (this.batches.length === 0) this.settle();
       } else if (reply.kind === 'found') {
-        this.searches.get(reply.id)?.resolve(reply.slots);
+        this.searches.get(reply.id)?.resolve(reply.keys);
         this.searches.delete(reply.id);
       } else if (reply.id !== undefined) {
         this.searches.get(reply.id)?.reject(new Error(reply.message));
@@ -37,48 +43,55 @@ export class AnnGraph {
     this.worker.on('exit', (code) => this.stop(new Error(`the vector graph thread exited (code ${code})`)));
   }
 
-  /** Every point sent is in the graph: its answers miss none. */
-  get ready() {
-    return this.pendingAdds === 0 && !this.broken;
+  /** How many keys the graph may not hold yet (or hold with an older vector). */
+  get inFlight() {
+    return this.inFlightCount;
+  }
+
+  /** The keys in flight. */
+  *inFlightKeys(): Generator<number> {
+    for (const batch of this.batches) yield* batch;
   }
 
   /** Resolves once every addition sent so far is in the graph (or the graph is given up). */
   whenSettled(): Promise<void> {
-    return this.pendingAdds === 0 || this.broken ? Promise.resolve() : new Promise((resolve) => this.settled.push(resolve));
+    return this.batches.length === 0 || this.broken ? Promise.resolve() : new Promise((resolve) => this.settled.push(resolve));
   }
 
-  addBlock(buffer: SharedArrayBuffer) {
-    this.send({ kind: 'block', buffer });
+  /** (Re)inserts each key with its unit vector, copied as it is now. */
+  add(entries: Array<{ key: number; vector: Float32Array }>) {
+    if (this.broken) return;
+    const { dimensions } = this.options;
+    for (let i = 0; i < entries.length; i += ADD_CHUNK) {
+      const chunk = entries.slice(i, i + ADD_CHUNK);
+      const keys = Int32Array.from(chunk, (e) => e.key);
+      const matrix = new Float32Array(chunk.length * dimensions);
+      chunk.forEach((e, j) => matrix.set(e.vector, j * dimensions));
+      this.batches.push(keys);
+      this.inFlightCount += keys.length;
+      // The copies are handed over, not copied again.
+      this.worker.postMessage({ kind: 'add', keys, matrix } satisfies AnnThreadRequest, [matrix.buffer]);
+    }
   }
 
-  /** (Re)inserts the slots with the vectors their blocks hold now. */
-  add(slots: number[]) {
-    if (slots.length === 0) return;
-    this.pendingAdds++;
-    this.send({ kind: 'add', slots: Int32Array.from(slots) });
+  remove(keys: number[]) {
+    if (keys.length > 0 && !this.broken)
+      this.worker.postMessage({ kind: 'remove', keys: Int32Array.from(keys) } satisfies AnnThreadRequest);
   }
 
-  remove(slots: number[]) {
-    if (slots.length > 0) this.send({ kind: 'remove', slots: Int32Array.from(slots) });
-  }
-
-  /** The `k` slots nearest to the unit vector `query`, nearest first. */
+  /** The `k` keys nearest to the unit vector `query`, nearest first. */
   nearest(query: Float32Array, k: number): Promise<Int32Array> {
     if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.searches.set(id, { resolve, reject });
-      this.send({ kind: 'search', id, query, k });
+      this.worker.postMessage({ kind: 'search', id, query, k } satisfies AnnThreadRequest);
     });
   }
 
   async close() {
     this.stop(new Error('the vector graph was closed'));
     await this.worker.terminate();
-  }
-
-  private send(request: AnnThreadRequest) {
-    if (!this.broken) this.worker.postMessage(request);
   }
 
   private settle() {

@@ -21,15 +21,20 @@ export const ANN_MIN_POINTS = 20_000;
 /** Graph neighbours fetched per result asked: the filter then drops what the caller may not see. */
 const ANN_OVERFETCH = 4;
 const ANN_MIN_CANDIDATES = 200;
+/**
+ * Points sent to the graph and not yet in it are looked at one by one beside its answer; beyond this
+ * many (a start or a reindex filling the index) the exact pass is cheaper.
+ */
+const ANN_MAX_IN_FLIGHT = 10_000;
 
 /**
  * The index when no Qdrant is configured, in this process. Vectors live in Float32Array blocks (4 bytes
- * per dimension, no object per point, shared with the graph's thread), so 500,000 points of 384
+ * per dimension, no object per point), so 500,000 points of 384
  * dimensions are 730 MiB of vectors plus their payloads. A large index searches through its HNSW graph
- * (ann-graph.ts) and ranks the candidates by their exact cosine; a small index, a search among named
- * datasets, a graph still taking in points, or a filter so narrow that the candidates hold too few
- * matches is answered by one exact pass of dot products instead: a narrow filter never loses results to
- * the approximation.
+ * (ann-graph.ts) and ranks the candidates, with the points on their way into the graph, by their exact
+ * cosine; a small index, a search among named datasets, a graph with thousands of points still on their
+ * way (a start, a reindex), or a filter so narrow that the candidates hold too few matches is answered
+ * by one exact pass of dot products instead: a narrow filter never loses results to the approximation.
  */
 export class EmbeddedVectorIndex implements VectorIndex {
   readonly kind = 'embedded' as const;
@@ -161,9 +166,18 @@ class PointStore {
   private sortedIdCache: string[] | null = null;
   /** Started once the store holds annMinPoints points. */
   graph: AnnGraph | null = null;
-  /** Slots written or freed since the graph was last told. */
-  private readonly written = new Set<number>();
-  private readonly freed = new Set<number>();
+  /**
+   * The graph's nodes: points with identical vectors (a text embedded once, indexed many times) share one,
+   * as links between exact duplicates would fill their nodes' lists and cut them off from the rest.
+   */
+  private readonly nodeOfSlot: number[] = [];
+  private readonly nodeSlots: Array<Set<number> | null> = [];
+  private readonly nodeKey: number[] = [];
+  private readonly nodeByKey = new Map<number, number>();
+  private readonly freeNodes: number[] = [];
+  /** Nodes made or dropped since the graph was last told. */
+  private readonly addedNodes = new Set<number>();
+  private readonly droppedNodes = new Set<number>();
 
   constructor(
     readonly dimensions: number,
@@ -177,15 +191,16 @@ class PointStore {
   /** Tells the graph what changed (starting it once the store is large enough). */
   sendToGraph() {
     if (!this.graph && this.slotById.size >= this.annMinPoints) {
-      this.graph = new AnnGraph({ dimensions: this.dimensions, blockShift: this.blockShift });
-      for (const block of this.blocks) this.graph.addBlock(block.buffer as SharedArrayBuffer);
-      this.graph.add([...this.slotById.values()]);
-    } else if (this.graph) {
-      this.graph.remove([...this.freed]);
-      this.graph.add([...this.written]);
+      this.graph = new AnnGraph({ dimensions: this.dimensions });
+      this.droppedNodes.clear();
+      this.nodeSlots.forEach((slots, node) => slots && this.addedNodes.add(node));
     }
-    this.written.clear();
-    this.freed.clear();
+    if (this.graph) {
+      this.graph.remove([...this.droppedNodes]);
+      this.graph.add([...this.addedNodes].map((node) => ({ key: node, vector: this.vectorOf(firstOf(this.nodeSlots[node]!)) })));
+    }
+    this.addedNodes.clear();
+    this.droppedNodes.clear();
   }
 
   async close() {
@@ -207,9 +222,12 @@ class PointStore {
     } else {
       this.unlinkPayload(slot);
     }
-    this.writeUnitVector(slot, vector);
-    this.written.add(slot);
-    this.freed.delete(slot);
+    const before = this.nodeOfSlot[slot] ?? -1;
+    if (before < 0 || !sameVector(this.vectorOf(slot), unit(vector))) {
+      this.unlinkNode(slot);
+      this.writeUnitVector(slot, vector);
+      this.linkNode(slot);
+    }
     this.payloads[slot] = payload;
     this.payloadBytes += estimatePayloadBytes(payload);
     addTo(this.slotsByDataset, payload.datasetId, slot);
@@ -222,8 +240,7 @@ class PointStore {
   }
 
   removeSlot(slot: number) {
-    this.freed.add(slot);
-    this.written.delete(slot);
+    this.unlinkNode(slot);
     this.unlinkPayload(slot);
     this.slotById.delete(this.ids[slot]!);
     this.ids[slot] = null;
@@ -252,12 +269,27 @@ class PointStore {
       for (const datasetId of new Set(filter.datasetIds)) for (const slot of this.slotsByDataset.get(datasetId) ?? []) consider(slot);
       return found();
     }
-    if (!exact && this.graph?.ready) {
-      const wanted = Math.min(this.slotById.size, Math.max(k * ANN_OVERFETCH, ANN_MIN_CANDIDATES));
-      const candidates = await this.graph.nearest(q, wanted).catch(() => null);
-      // Scored against the store as it is now: a point changed or deleted meanwhile is seen as it is.
-      for (const slot of candidates ?? []) consider(slot);
-      if (top.size === k) return found();
+    const graph = this.graph;
+    if (!exact && graph && !graph.broken && graph.inFlight <= ANN_MAX_IN_FLIGHT) {
+      const wanted = Math.min(this.nodeByKey.size, Math.max(k * ANN_OVERFETCH, ANN_MIN_CANDIDATES));
+      const candidates = await graph.nearest(q, wanted).catch(() => null);
+      if (candidates) {
+        // Scored against the store as it is now: a point changed or deleted meanwhile is seen as it is,
+        // and one the graph has not taken in yet is looked at all the same. A node's points share a vector.
+        const considerNode = (node: number) => {
+          let score: number | undefined;
+          for (const slot of this.nodeSlots[node] ?? []) {
+            const payload = payloads[slot];
+            if (!payload || !accepts(payload)) continue;
+            score ??= dot(blocks[slot >> blockShift], (slot & blockMask) * dimensions, q, dimensions);
+            top.offer(score, slot);
+          }
+        };
+        const seen = new Set<number>(candidates);
+        candidates.forEach(considerNode);
+        for (const node of graph.inFlightKeys()) if (!seen.has(node)) considerNode(node);
+        if (top.size === k) return found();
+      }
       top = new TopK(k);
     }
     for (let slot = 0; slot < payloads.length; slot++) consider(slot);
@@ -277,10 +309,46 @@ class PointStore {
   }
 
   private addBlock() {
-    // Shared, so that the graph's thread reads the vectors where they are.
-    const block = new Float32Array(new SharedArrayBuffer((this.blockMask + 1) * this.dimensions * 4));
-    this.blocks.push(block);
-    this.graph?.addBlock(block.buffer as SharedArrayBuffer);
+    this.blocks.push(new Float32Array((this.blockMask + 1) * this.dimensions));
+  }
+
+  private vectorOf(slot: number): Float32Array {
+    const offset = (slot & this.blockMask) * this.dimensions;
+    return this.blocks[slot >> this.blockShift].subarray(offset, offset + this.dimensions);
+  }
+
+  /** The slot joins the node of its vector, made when no other point has that vector. */
+  private linkNode(slot: number) {
+    const vector = this.vectorOf(slot);
+    let key = vectorKey(vector);
+    for (let node = this.nodeByKey.get(key); node !== undefined; node = this.nodeByKey.get(++key)) {
+      // Same key, other vector (a hash collision): the next key.
+      if (sameVector(this.vectorOf(firstOf(this.nodeSlots[node]!)), vector)) {
+        this.nodeSlots[node]!.add(slot);
+        this.nodeOfSlot[slot] = node;
+        return;
+      }
+    }
+    const node = this.freeNodes.pop() ?? this.nodeSlots.length;
+    this.nodeSlots[node] = new Set([slot]);
+    this.nodeKey[node] = key;
+    this.nodeByKey.set(key, node);
+    this.nodeOfSlot[slot] = node;
+    this.addedNodes.add(node);
+  }
+
+  private unlinkNode(slot: number) {
+    const node = this.nodeOfSlot[slot] ?? -1;
+    if (node < 0) return;
+    this.nodeOfSlot[slot] = -1;
+    const slots = this.nodeSlots[node]!;
+    slots.delete(slot);
+    if (slots.size > 0) return;
+    this.nodeSlots[node] = null;
+    this.nodeByKey.delete(this.nodeKey[node]!);
+    this.freeNodes.push(node);
+    this.addedNodes.delete(node);
+    this.droppedNodes.add(node);
   }
 
   private unlinkPayload(slot: number) {
@@ -328,6 +396,25 @@ function hasAny(values: string[], wanted: Set<string>) {
   for (const value of values) if (wanted.has(value)) return true;
   return false;
 }
+
+/** A 52-bit hash of a vector's bits: two 26-bit halves of differently mixed FNV-style hashes. */
+function vectorKey(vector: Float32Array): number {
+  const bits = new Uint32Array(vector.buffer, vector.byteOffset, vector.length);
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < bits.length; i++) {
+    a = Math.imul(a ^ bits[i]!, 0x01000193);
+    b = Math.imul(b ^ bits[i]!, 0x5bd1e995) ^ (b >>> 13);
+  }
+  return (a >>> 6) * 2 ** 26 + (b >>> 6);
+}
+
+function sameVector(a: Float32Array, b: Float32Array) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const firstOf = (slots: Set<number>) => slots.values().next().value!;
 
 function dot(vectors: Float32Array, offset: number, q: Float32Array, n: number) {
   // Four accumulators let the CPU overlap the multiply-adds instead of waiting on one running sum.
