@@ -10,6 +10,7 @@ import type {
 } from './vector-index.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { AnnGraph } from './ann-graph.ts';
+import { DistinctVectors, sameVector } from './distinct-vectors.ts';
 
 /** Vectors are stored in blocks of about this size (smaller when the dimensions are few: at most 4096 points a block). */
 const BLOCK_BYTES = 2 * 2 ** 20;
@@ -29,12 +30,12 @@ const ANN_MAX_IN_FLIGHT = 10_000;
 
 /**
  * The index when no Qdrant is configured, in this process. Vectors live in Float32Array blocks (4 bytes
- * per dimension, no object per point), so 500,000 points of 384
- * dimensions are 730 MiB of vectors plus their payloads. A large index searches through its HNSW graph
- * (ann-graph.ts) and ranks the candidates, with the points on their way into the graph, by their exact
- * cosine; a small index, a search among named datasets, a graph with thousands of points still on their
- * way (a start, a reindex), or a filter so narrow that the candidates hold too few matches is answered
- * by one exact pass of dot products instead: a narrow filter never loses results to the approximation.
+ * per dimension, no object per point), so 500,000 points of 384 dimensions are 730 MiB of vectors plus
+ * their payloads. A large index searches through its HNSW graph (ann-graph.ts) and ranks the candidates,
+ * with the points on their way into the graph, by their exact cosine; a small index, a search among
+ * named datasets, a graph with thousands of points still on their way (a start, a reindex), or a filter
+ * so narrow that the candidates hold too few matches is answered by one exact pass of dot products
+ * instead: a narrow filter never loses results to the approximation.
  */
 export class EmbeddedVectorIndex implements VectorIndex {
   readonly kind = 'embedded' as const;
@@ -166,18 +167,8 @@ class PointStore {
   private sortedIdCache: string[] | null = null;
   /** Started once the store holds annMinPoints points. */
   graph: AnnGraph | null = null;
-  /**
-   * The graph's nodes: points with identical vectors (a text embedded once, indexed many times) share one,
-   * as links between exact duplicates would fill their nodes' lists and cut them off from the rest.
-   */
-  private readonly nodeOfSlot: number[] = [];
-  private readonly nodeSlots: Array<Set<number> | null> = [];
-  private readonly nodeKey: number[] = [];
-  private readonly nodeByKey = new Map<number, number>();
-  private readonly freeNodes: number[] = [];
-  /** Nodes made or dropped since the graph was last told. */
-  private readonly addedNodes = new Set<number>();
-  private readonly droppedNodes = new Set<number>();
+  /** The graph's nodes. */
+  private readonly nodes = new DistinctVectors((slot) => this.vectorOf(slot));
 
   constructor(
     readonly dimensions: number,
@@ -190,17 +181,11 @@ class PointStore {
 
   /** Tells the graph what changed (starting it once the store is large enough). */
   sendToGraph() {
-    if (!this.graph && this.slotById.size >= this.annMinPoints) {
-      this.graph = new AnnGraph({ dimensions: this.dimensions });
-      this.droppedNodes.clear();
-      this.nodeSlots.forEach((slots, node) => slots && this.addedNodes.add(node));
-    }
-    if (this.graph) {
-      this.graph.remove([...this.droppedNodes]);
-      this.graph.add([...this.addedNodes].map((node) => ({ key: node, vector: this.vectorOf(firstOf(this.nodeSlots[node]!)) })));
-    }
-    this.addedNodes.clear();
-    this.droppedNodes.clear();
+    const starting = !this.graph && this.slotById.size >= this.annMinPoints;
+    if (starting) this.graph = new AnnGraph({ dimensions: this.dimensions });
+    const { dropped, added } = this.nodes.takeChanges({ all: starting });
+    this.graph?.remove(dropped);
+    this.graph?.add(added.map((node) => ({ key: node, vector: this.vectorOf(this.nodes.anySlot(node)) })));
   }
 
   async close() {
@@ -222,11 +207,11 @@ class PointStore {
     } else {
       this.unlinkPayload(slot);
     }
-    const before = this.nodeOfSlot[slot] ?? -1;
-    if (before < 0 || !sameVector(this.vectorOf(slot), unit(vector))) {
-      this.unlinkNode(slot);
+    // A new payload on the same vector keeps its node: the graph has nothing to redo.
+    if (!this.nodes.has(slot) || !sameVector(this.vectorOf(slot), unit(vector))) {
+      this.nodes.unlink(slot);
       this.writeUnitVector(slot, vector);
-      this.linkNode(slot);
+      this.nodes.link(slot);
     }
     this.payloads[slot] = payload;
     this.payloadBytes += estimatePayloadBytes(payload);
@@ -240,7 +225,7 @@ class PointStore {
   }
 
   removeSlot(slot: number) {
-    this.unlinkNode(slot);
+    this.nodes.unlink(slot);
     this.unlinkPayload(slot);
     this.slotById.delete(this.ids[slot]!);
     this.ids[slot] = null;
@@ -271,14 +256,14 @@ class PointStore {
     }
     const graph = this.graph;
     if (!exact && graph && !graph.broken && graph.inFlight <= ANN_MAX_IN_FLIGHT) {
-      const wanted = Math.min(this.nodeByKey.size, Math.max(k * ANN_OVERFETCH, ANN_MIN_CANDIDATES));
+      const wanted = Math.min(this.nodes.size, Math.max(k * ANN_OVERFETCH, ANN_MIN_CANDIDATES));
       const candidates = await graph.nearest(q, wanted).catch(() => null);
       if (candidates) {
         // Scored against the store as it is now: a point changed or deleted meanwhile is seen as it is,
         // and one the graph has not taken in yet is looked at all the same. A node's points share a vector.
         const considerNode = (node: number) => {
           let score: number | undefined;
-          for (const slot of this.nodeSlots[node] ?? []) {
+          for (const slot of this.nodes.slotsOf(node)) {
             const payload = payloads[slot];
             if (!payload || !accepts(payload)) continue;
             score ??= dot(blocks[slot >> blockShift], (slot & blockMask) * dimensions, q, dimensions);
@@ -315,40 +300,6 @@ class PointStore {
   private vectorOf(slot: number): Float32Array {
     const offset = (slot & this.blockMask) * this.dimensions;
     return this.blocks[slot >> this.blockShift].subarray(offset, offset + this.dimensions);
-  }
-
-  /** The slot joins the node of its vector, made when no other point has that vector. */
-  private linkNode(slot: number) {
-    const vector = this.vectorOf(slot);
-    let key = vectorKey(vector);
-    for (let node = this.nodeByKey.get(key); node !== undefined; node = this.nodeByKey.get(++key)) {
-      // Same key, other vector (a hash collision): the next key.
-      if (sameVector(this.vectorOf(firstOf(this.nodeSlots[node]!)), vector)) {
-        this.nodeSlots[node]!.add(slot);
-        this.nodeOfSlot[slot] = node;
-        return;
-      }
-    }
-    const node = this.freeNodes.pop() ?? this.nodeSlots.length;
-    this.nodeSlots[node] = new Set([slot]);
-    this.nodeKey[node] = key;
-    this.nodeByKey.set(key, node);
-    this.nodeOfSlot[slot] = node;
-    this.addedNodes.add(node);
-  }
-
-  private unlinkNode(slot: number) {
-    const node = this.nodeOfSlot[slot] ?? -1;
-    if (node < 0) return;
-    this.nodeOfSlot[slot] = -1;
-    const slots = this.nodeSlots[node]!;
-    slots.delete(slot);
-    if (slots.size > 0) return;
-    this.nodeSlots[node] = null;
-    this.nodeByKey.delete(this.nodeKey[node]!);
-    this.freeNodes.push(node);
-    this.addedNodes.delete(node);
-    this.droppedNodes.add(node);
   }
 
   private unlinkPayload(slot: number) {
@@ -396,25 +347,6 @@ function hasAny(values: string[], wanted: Set<string>) {
   for (const value of values) if (wanted.has(value)) return true;
   return false;
 }
-
-/** A 52-bit hash of a vector's bits: two 26-bit halves of differently mixed FNV-style hashes. */
-function vectorKey(vector: Float32Array): number {
-  const bits = new Uint32Array(vector.buffer, vector.byteOffset, vector.length);
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < bits.length; i++) {
-    a = Math.imul(a ^ bits[i]!, 0x01000193);
-    b = Math.imul(b ^ bits[i]!, 0x5bd1e995) ^ (b >>> 13);
-  }
-  return (a >>> 6) * 2 ** 26 + (b >>> 6);
-}
-
-function sameVector(a: Float32Array, b: Float32Array) {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-const firstOf = (slots: Set<number>) => slots.values().next().value!;
 
 function dot(vectors: Float32Array, offset: number, q: Float32Array, n: number) {
   // Four accumulators let the CPU overlap the multiply-adds instead of waiting on one running sum.
