@@ -39,7 +39,11 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
     async harvestPage(run: BegunRun, cursor: HarvestCursor | null, pageNo: number, pageSize: number | null) {
       const ctx = domain();
       const loaded = await load(ctx, run);
-      if (!loaded) return { next: null, gone: true };
+      if (!loaded) {
+        // The source was deleted mid-run: what its earlier pages brought and kept still gets its vectors.
+        await announceRunVectors(ctx);
+        return { next: null, gone: true };
+      }
       const { source, row } = loaded;
       // Beats while this process lives, also through a long download of the source's document; a
       // killed worker stops them, and the page is read again elsewhere once the heartbeat timeout passes.

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_RUN } from '../src/temporal/policies.ts';
 
@@ -61,7 +61,8 @@ export async function harvestWorkflow(input: HarvestWorkflowInput): Promise<Harv
     }
   } catch (err) {
     const reason = failureReason(err);
-    await failHarvestRun(run.runRowId, reason);
+    // Also when the run was cancelled: its row must say it ended, and its records get their vectors.
+    await CancellationScope.nonCancellable(() => failHarvestRun(run.runRowId, reason));
     throw ApplicationFailure.create({ type: 'HarvestFailed', message: reason, nonRetryable: true, cause: err as Error });
   }
   return continueAsNew<typeof harvestWorkflow>({ ...input, run, cursor, pages });

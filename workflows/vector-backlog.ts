@@ -26,13 +26,12 @@ export interface VectorBacklogInput {
 export async function vectorBacklogWorkflow({ pagesPerRun = 100, after = null, embedded = 0, again = false }: VectorBacklogInput = {}) {
   setHandler(vectorsPendingSignal, () => void (again = true));
   for (let page = 0; page < pagesPerRun; page++) {
+    // A pass sees every point written before it begins: only a signal that comes during it asks for another.
+    if (after === null) again = false;
     const done = await embedVectorBacklogPage(after);
     embedded += done.embedded;
     after = done.next;
-    if (after === null) {
-      if (!again) return { embedded };
-      again = false;
-    }
+    if (after === null && !again) return { embedded };
   }
   return continueAsNew<typeof vectorBacklogWorkflow>({ pagesPerRun, after, embedded, again });
 }

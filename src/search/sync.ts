@@ -117,14 +117,20 @@ export async function syncDatasetsSearch(
     if (embeddings && texts.length > 0 && embed === 'now') {
       const embedded = await embedCached(deps.em, embeddings, texts);
       texts.forEach((text, i) => vectors!.set(contentHash(text), embedded[i]!));
-    } else if (embeddings && texts.length > 0) {
-      vectors = await loadVectors(deps.em, embeddings.model, texts.map(contentHash));
     }
   } catch (err) {
     vectors = null;
     deps.search.log.warn({ err, datasetIds: ids }, 'datasets could not be embedded; search finds them by keywords until a reindex');
   }
   if (docs.size > 0) await writePoints(deps.em, docs, language);
+  // Read after the points are written: a text the backlog embeds from now on finds these points, and one it
+  // embedded before is read here.
+  if (embeddings && texts.length > 0 && embed === 'later') {
+    vectors = await loadVectors(deps.em, embeddings.model, texts.map(contentHash)).catch((err: unknown) => {
+      deps.search.log.warn({ err, datasetIds: ids }, 'cached vectors of datasets could not be read; a reindex brings them');
+      return null;
+    });
+  }
   const gone = ids.filter((id) => !datasets.has(id));
   if (gone.length) await deletePoints(deps.em, gone);
   let pushed = vectors !== null && (embed === 'now' || texts.every((text) => vectors!.has(contentHash(text))));

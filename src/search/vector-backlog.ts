@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../db.ts';
-import { embedCached } from './embeddings/cache.ts';
+import { contentHash, embedCached } from './embeddings/cache.ts';
 import { SEARCH_CHANNEL } from './index-follower.ts';
 import { reloadDatasetVectors } from './index-loader.ts';
 import type { SearchServices } from './search-services.ts';
@@ -14,6 +14,8 @@ import type { SearchServices } from './search-services.ts';
 
 /** Texts embedded per page: a few seconds of model time, between heartbeats. */
 export const BACKLOG_PAGE = 128;
+/** Datasets whose vectors are pushed per statement. */
+const RELOAD_BATCH = 500;
 
 export interface BacklogCursor {
   index: string;
@@ -48,9 +50,19 @@ export async function embedBacklogPage(
     embeddings,
     rows.map((r) => r.text),
   );
-  const datasetIds = [...new Set(rows.map((r) => r.dataset_id))];
-  await reloadDatasetVectors(em, search, datasetIds);
-  await em.execute('select pg_notify(?, d::text) from unnest(?::uuid[]) as d', [SEARCH_CHANNEL, pgArray(datasetIds)]);
+  // Every dataset holding one of these texts, not only this page's: a point later in the walk that shares
+  // a text is no longer "without a vector" once its text is cached, and would be passed over.
+  const hashes = [...new Set(rows.map((r) => contentHash(r.text)))];
+  const holders = await em.execute<Array<{ dataset_id: string }>>(
+    'select distinct dataset_id from search_points where content_hash = any(?::text[])',
+    [pgArray(hashes)],
+  );
+  const datasetIds = holders.map((r) => r.dataset_id);
+  for (let i = 0; i < datasetIds.length; i += RELOAD_BATCH) {
+    const batch = datasetIds.slice(i, i + RELOAD_BATCH);
+    await reloadDatasetVectors(em, search, batch);
+    await em.execute('select pg_notify(?, d::text) from unnest(?::uuid[]) as d', [SEARCH_CHANNEL, pgArray(batch)]);
+  }
   const last = rows.at(-1)!;
   return { embedded: rows.length, next: rows.length < limit ? null : { index: last.index, id: last.id } };
 }

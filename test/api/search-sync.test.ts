@@ -136,6 +136,42 @@ test.serial(
   },
 );
 
+test.serial('a backlog page pushes the vector of a text to every dataset that holds it, not only those of its page', async (t) => {
+  const { orm, storage, config, search } = app.almanac.services;
+  const shared = { name: 'Daily rainfall table', description: 'Millimetres of rain per day at each gauge.', format: 'CSV' };
+  const ids: string[] = [];
+  for (const name of ['rain-north', 'rain-south']) {
+    const created = await createDataset({
+      name,
+      title: 'Rainfall at the gauges',
+      resources: [{ url: `https://example.org/${name}.csv`, ...shared }],
+    });
+    t.is(created.status, 201, created.text);
+    ids.push(created.body.id);
+  }
+  // Both rewritten as a harvest writes them, their shared resource text new to the model.
+  await orm.em
+    .fork()
+    .execute(`update resources set description = 'Millimetres of rain and hail per day.' where dataset_id = any(?::uuid[])`, [
+      `{${ids.join(',')}}`,
+    ]);
+  await syncDatasetsSearch({ em: orm.em.fork(), storage, config, search }, ids, { embed: 'later' });
+  const resourceIds = await Promise.all(
+    ids.map(async (id) => (await app.api.get(`${API}/packages/${id}`, admin)).body.resources[0].id as string),
+  );
+  const indexed = async () =>
+    Promise.all(resourceIds.map(async (rid) => (await app.api.get(`${API}/admin/search/doc/resources/${rid}`, admin)).body.indexed));
+  t.deepEqual(await indexed(), [null, null]);
+
+  // One point per page: the first resource point's page embeds the text the second one waits for too.
+  let after = null;
+  do after = (await embedBacklogPage(orm.em.fork(), search, after, 1)).next;
+  while (after);
+  const [north, south] = await indexed();
+  t.truthy(north, 'the page’s own dataset');
+  t.truthy(south, 'and the other dataset with the same text, which the walk no longer finds waiting');
+});
+
 test.serial('a resource is found through its columns and its file text, by keywords and by meaning', async (t) => {
   const created = await createDataset({
     name: 'field-notebook',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { IsolationLevel, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Dataset, Group, HarvestRun, HarvestSource, type HarvestSourceType } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
@@ -168,10 +168,11 @@ export async function getHarvestSource(ctx: DomainContext, actor: Actor, id: str
 
 export async function listHarvestSources(ctx: DomainContext, actor: Actor, req: PageRequest) {
   authorize(actor, 'harvest:administer');
-  const [rows, count] = await ctx.em.findAndCount(
-    HarvestSource,
-    {},
-    { orderBy: { name: 'asc' }, offset: req.offset, limit: req.limit, populate: ['organization'] },
+  // One snapshot for the page and its count: a source added meanwhile is in both or in neither.
+  const [rows, count] = await ctx.em.transactional(
+    (em) =>
+      em.findAndCount(HarvestSource, {}, { orderBy: { name: 'asc' }, offset: req.offset, limit: req.limit, populate: ['organization'] }),
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
   const results = [];
   for (const source of rows) results.push(await presentHarvestSource(ctx, source));
@@ -182,10 +183,14 @@ export async function listHarvestSources(ctx: DomainContext, actor: Actor, req: 
 export async function listHarvestRuns(ctx: DomainContext, actor: Actor, id: string, req: PageRequest) {
   authorize(actor, 'harvest:administer');
   const source = await loadSource(ctx, id);
-  const [rows, count] = await ctx.em.findAndCount(
-    HarvestRun,
-    { source: source.id },
-    { orderBy: { startedAt: 'desc', id: 'desc' }, offset: req.offset, limit: req.limit },
+  const [rows, count] = await ctx.em.transactional(
+    (em) =>
+      em.findAndCount(
+        HarvestRun,
+        { source: source.id },
+        { orderBy: { startedAt: 'desc', id: 'desc' }, offset: req.offset, limit: req.limit },
+      ),
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
   );
   const results = [];
   for (const run of rows) results.push(await presentHarvestRun(ctx, run));

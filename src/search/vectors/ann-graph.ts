@@ -37,6 +37,8 @@ export class AnnGraph {
         this.searches.delete(reply.id);
       } else {
         this.stop(new Error(`the vector graph failed: ${reply.message}`));
+        // Its graph is in doubt and may hold hundreds of MB: the thread goes, and the store builds anew.
+        void this.worker.terminate();
       }
     });
     this.worker.on('error', (err) => this.stop(new Error(`the vector graph thread failed: ${err.message}`)));

@@ -27,6 +27,8 @@ const ANN_MIN_CANDIDATES = 200;
  * many (a start or a reindex filling the index) the exact pass is cheaper.
  */
 const ANN_MAX_IN_FLIGHT = 10_000;
+/** After a graph's thread failed, searches stay exact this long before a new graph is built. */
+const GRAPH_RETRY_MS = 60_000;
 
 /**
  * The index when no Qdrant is configured, in this process. Vectors live in Float32Array blocks (4 bytes
@@ -50,8 +52,8 @@ export class EmbeddedVectorIndex implements VectorIndex {
     if (!Number.isInteger(dimensions) || dimensions < 1) throw new Error(`vector dimensions must be a positive integer, got ${dimensions}`);
     const current = this.stores.get(index);
     if (current?.dimensions === dimensions) return;
-    await current?.close();
     this.stores.set(index, new PointStore(dimensions, this.annMinPoints));
+    await current?.close();
   }
 
   async upsert(index: IndexName, points: VectorPoint[]) {
@@ -167,6 +169,7 @@ class PointStore {
   private sortedIdCache: string[] | null = null;
   /** Started once the store holds annMinPoints points. */
   graph: AnnGraph | null = null;
+  private graphRetryAt = 0;
   /** The graph's nodes. */
   private readonly nodes = new DistinctVectors((slot) => this.vectorOf(slot));
 
@@ -181,7 +184,13 @@ class PointStore {
 
   /** Tells the graph what changed (starting it once the store is large enough). */
   sendToGraph() {
-    const starting = !this.graph && this.slotById.size >= this.annMinPoints;
+    if (this.graph?.broken) {
+      // Its thread is gone; a new graph is built from every node, though not at once after a failure.
+      void this.graph.close();
+      this.graph = null;
+      this.graphRetryAt = Date.now() + GRAPH_RETRY_MS;
+    }
+    const starting = !this.graph && this.slotById.size >= this.annMinPoints && Date.now() >= this.graphRetryAt;
     if (starting) this.graph = new AnnGraph({ dimensions: this.dimensions });
     const { dropped, added } = this.nodes.takeChanges({ all: starting });
     this.graph?.remove(dropped);
@@ -270,9 +279,13 @@ class PointStore {
             top.offer(score, slot);
           }
         };
-        const seen = new Set<number>(candidates);
-        candidates.forEach(considerNode);
-        for (const node of graph.inFlightKeys()) if (!seen.has(node)) considerNode(node);
+        const seen = new Set<number>();
+        for (const node of [...candidates, ...graph.inFlightKeys()]) {
+          // A node may also be in flight, once or more (re-sent after a reload): scored once.
+          if (seen.has(node)) continue;
+          seen.add(node);
+          considerNode(node);
+        }
         if (top.size === k) return found();
       }
       top = new TopK(k);
