@@ -35,6 +35,8 @@ async function harvestOnce(almanac: RunningAlmanac, source: { name: string; type
     return res.json();
   };
   if (source.organization) await post('/organizations', { name: source.organization, title: source.organization });
+  // The model loads in the background at start (both cores for a second or two): a running service has it.
+  await almanac.services.search.embeddings?.healthy();
   const { id } = await post('/admin/harvest-sources', source);
   const started = performance.now();
   await post(`/admin/harvest-sources/${id}/run`);
