@@ -1,4 +1,12 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_RUN } from '../src/temporal/policies.ts';
 
@@ -60,9 +68,12 @@ export async function harvestWorkflow(input: HarvestWorkflowInput): Promise<Harv
       cursor = page.next;
     }
   } catch (err) {
-    const reason = failureReason(err);
+    const cancelled = isCancellation(err);
+    const reason = cancelled ? 'The run was cancelled.' : failureReason(err);
     // Also when the run was cancelled: its row must say it ended, and its records get their vectors.
     await CancellationScope.nonCancellable(() => failHarvestRun(run.runRowId, reason));
+    // A cancelled run ends cancelled in Temporal, not failed.
+    if (cancelled) throw err;
     throw ApplicationFailure.create({ type: 'HarvestFailed', message: reason, nonRetryable: true, cause: err as Error });
   }
   return continueAsNew<typeof harvestWorkflow>({ ...input, run, cursor, pages });
