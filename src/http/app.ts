@@ -42,7 +42,7 @@ export function createHttpApp(services: Services) {
 
   // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
   const streamed = streamedBodyPaths(v1Routes);
-  app.use(requestId(services.log));
+  app.use(requestId(app, services.log));
   app.use(
     requestDeadlines({
       requestTimeoutMs: services.config.http.requestTimeoutMs,

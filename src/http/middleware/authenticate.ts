@@ -52,7 +52,8 @@ export function authenticate(services: Services, ckanTokens: (path: string) => b
       const allowed = origin !== undefined && [publicOrigin, `${ctx.protocol}://${ctx.host}`].includes(origin);
       // A browser posting from another site must not act with our cookie, nor log someone in (login CSRF).
       if (unsafe && origin !== undefined && !allowed) throw forbidden('Cross-origin request refused: the Origin does not match this site.');
-      const secret = ctx.cookies.get(sessionCookieName(ctx));
+      // Koa builds a cookie jar on first use of ctx.cookies: most API calls carry no cookie at all.
+      const secret = ctx.get('Cookie') ? ctx.cookies.get(sessionCookieName(ctx)) : undefined;
       const user = secret ? await userForSession(domain, secret) : null;
       if (user) {
         if (unsafe && !allowed) throw forbidden('A cookie-authenticated change must come with an Origin header from this site.');
