@@ -41,6 +41,17 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
   // matches are looked up first, on their own GIN index, and come in as a list of ids: an OR with a
   // subquery would cost the metadata match its index.
   // `scope` (the ids the caller's filters and visibility leave) applies inside this lookup, before its cap.
+  const words = plainWords(q);
+  // The words' lexemes (for the typo fallback) are asked beside the file-text lookup, not after it.
+  const lexemesAsked = words
+    ? em.getConnection().execute<{ tsq: string }[]>(
+        `select websearch_to_tsquery(?::regconfig, unaccent(w))::text as tsq
+           from unnest(array[${words.map(() => '?').join(', ')}]::text[]) with ordinality as x(w, i) order by i`,
+        [language, ...words],
+      )
+    : undefined;
+  // Awaited below; if the lookup beside it fails first, this one's failure must not go unhandled.
+  lexemesAsked?.catch(() => undefined);
   const contents: Array<{ id: string; rank: number }> = (
     await em.getKnex().raw(
       `select sp.dataset_id as id, max(ts_rank_cd(sp.text_vector, websearch_to_tsquery(?::regconfig, unaccent(?)))) as rank
@@ -65,14 +76,9 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
   const strict = contents.length
     ? { sql: `(${metadataMatch} or d.id = any(?::uuid[]))`, params: [language, q, ids] }
     : { sql: metadataMatch, params: [language, q] };
-  const words = plainWords(q);
-  if (!words) return { strict, fuzzy: null, rank };
+  if (!words || !lexemesAsked) return { strict, fuzzy: null, rank };
 
-  const lexemes = await em.getConnection().execute<{ tsq: string }[]>(
-    `select websearch_to_tsquery(?::regconfig, unaccent(w))::text as tsq
-       from unnest(array[${words.map(() => '?').join(', ')}]::text[]) with ordinality as x(w, i) order by i`,
-    [language, ...words],
-  );
+  const lexemes = await lexemesAsked;
   const terms = words.map((w, i) => ({ w, tsq: lexemes[i]!.tsq }));
   const meaningful = terms.some((x) => x.tsq !== '') ? terms.filter((x) => x.tsq !== '') : terms;
   const fuzzy = {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DatasetState, MemberRole } from '../../entities/index.ts';
 import type { DatasetSubject } from '../../policies/datasets.ts';
+import { pgArray } from '../../db.ts';
 import { isUuid } from '../ids.ts';
 import type { ResourceFields } from '../resources/present.ts';
 import type { DatasetFields } from './present.ts';
@@ -25,7 +26,7 @@ export const CALLER_ROLE_SQL = `(select m.role from memberships m
  * are the most frequent request; hydrating entities and a query per relation cost several times the
  * database's own work (issue 19, bench reads).
  */
-const DETAIL_SQL = (by: 'id' | 'name') => `
+const DETAIL_SQL = (where: string, opts: { resources: boolean }) => `
   select d.id, d.name, d.title, d.notes, d.license_id, d.private, d.state, d.author, d.author_email, d.maintainer,
          d.maintainer_email, d.version, d.url, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
          d.harvest_remote_id, d.harvest_remote_url, ${iso('d.harvested_at')} as harvested_at,
@@ -35,11 +36,10 @@ const DETAIL_SQL = (by: 'id' | 'name') => `
          coalesce((select json_agg(json_build_object('name', t.name))
                       from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '[]') as tags,
          coalesce((select json_agg(json_build_object('id', g.id, 'name', g.name, 'title', g.title))
-                      from dataset_groups dg join groups g on g.id = dg.group_id where dg.dataset_id = d.id), '[]') as groups,
-         coalesce((select json_agg(${RESOURCE_JSON} order by r.position)
-                      from resources r where r.dataset_id = d.id), '[]') as resources
+                      from dataset_groups dg join groups g on g.id = dg.group_id where dg.dataset_id = d.id), '[]') as groups
+         ${opts.resources ? `, coalesce((select json_agg(${RESOURCE_JSON} order by r.position) from resources r where r.dataset_id = d.id), '[]') as resources` : ''}
     from datasets d left join groups o on o.id = d.owner_org_id
-   where d.${by} = ?`;
+   where ${where}`;
 
 interface DetailRow {
   id: string;
@@ -71,7 +71,7 @@ interface DetailRow {
   org_role: MemberRole | null;
   tags: Array<{ name: string }>;
   groups: Array<{ id: string; name: string; title: string }>;
-  resources: ResourceFields[];
+  resources?: ResourceFields[];
 }
 
 export interface DatasetDetail {
@@ -83,38 +83,14 @@ export interface DatasetDetail {
 
 /** The dataset named by id or name with what its record and its read policy need; null when there is none. */
 export async function loadDatasetDetail(em: EntityManager, nameOrId: string, userId: string | null): Promise<DatasetDetail | null> {
-  const [row] = await em.execute<DetailRow[]>(DETAIL_SQL(isUuid(nameOrId) ? 'id' : 'name'), [userId, nameOrId]);
+  const [row] = await em.execute<DetailRow[]>(DETAIL_SQL(`d.${isUuid(nameOrId) ? 'id' : 'name'} = ?`, { resources: true }), [
+    userId,
+    nameOrId,
+  ]);
   if (!row) return null;
-  const ownerOrg = row.org_id ? { id: row.org_id, name: row.org_name!, title: row.org_title! } : null;
   return {
-    fields: {
-      id: row.id,
-      name: row.name,
-      title: row.title,
-      notes: row.notes,
-      ownerOrg,
-      licenseId: row.license_id,
-      private: row.private,
-      state: row.state,
-      tags: row.tags,
-      groups: row.groups,
-      author: row.author,
-      authorEmail: row.author_email,
-      maintainer: row.maintainer,
-      maintainerEmail: row.maintainer_email,
-      version: row.version,
-      url: row.url,
-      creator: row.creator_id ? { id: row.creator_id } : null,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      publishedAt: row.published_at,
-      deletionIncomplete: row.deletion_incomplete,
-      harvestSource: row.harvest_source_id ? { id: row.harvest_source_id } : null,
-      harvestRemoteId: row.harvest_remote_id,
-      harvestRemoteUrl: row.harvest_remote_url,
-      harvestedAt: row.harvested_at,
-    },
-    resources: row.resources,
+    fields: toFields(row),
+    resources: row.resources ?? [],
     subject: {
       state: row.state,
       private: row.private,
@@ -122,5 +98,47 @@ export async function loadDatasetDetail(em: EntityManager, nameOrId: string, use
       orgRole: row.org_role,
       orgDeleted: row.org_state === 'deleted',
     },
+  };
+}
+
+/**
+ * The records of a listing's page, in the order of `ids`, in one statement: a page used to be a query
+ * for the rows and one per relation (organization, tags, categories). The caller has already applied
+ * visibility: these are ids its filtered query returned.
+ */
+export async function loadDatasetsFields(em: EntityManager, ids: string[]): Promise<DatasetFields[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<DetailRow[]>(DETAIL_SQL('d.id = any(?::uuid[])', { resources: false }), [null, pgArray(ids)]);
+  const byId = new Map(rows.map((row) => [row.id, toFields(row)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+function toFields(row: DetailRow): DatasetFields {
+  return {
+    id: row.id,
+    name: row.name,
+    title: row.title,
+    notes: row.notes,
+    ownerOrg: row.org_id ? { id: row.org_id, name: row.org_name!, title: row.org_title! } : null,
+    licenseId: row.license_id,
+    private: row.private,
+    state: row.state,
+    tags: row.tags,
+    groups: row.groups,
+    author: row.author,
+    authorEmail: row.author_email,
+    maintainer: row.maintainer,
+    maintainerEmail: row.maintainer_email,
+    version: row.version,
+    url: row.url,
+    creator: row.creator_id ? { id: row.creator_id } : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    publishedAt: row.published_at,
+    deletionIncomplete: row.deletion_incomplete,
+    harvestSource: row.harvest_source_id ? { id: row.harvest_source_id } : null,
+    harvestRemoteId: row.harvest_remote_id,
+    harvestRemoteUrl: row.harvest_remote_url,
+    harvestedAt: row.harvested_at,
   };
 }

@@ -9,6 +9,7 @@ import { page } from '../pagination.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
 import { applyRecordFilters, datasetsWith, datasetsWithFormat } from './list-filters.ts';
+import { loadDatasetsFields } from './detail-query.ts';
 import { presentDataset } from './present.ts';
 import type { DatasetListQuery } from './list-query.ts';
 import { searchDatasets } from './search.ts';
@@ -62,25 +63,25 @@ export async function listDatasets(ctx: DomainContext, actor: Actor, query: Data
   const sortBy = query.sort_by ?? (q ? undefined : 'updated');
   const direction = query.sort_order ?? (sortBy === 'name' || sortBy === 'title' ? 'asc' : 'desc');
 
-  let rows: Dataset[];
+  let ids: string[];
   let total: number;
   if (search?.pageIds) {
     // Relevance: the fused order of the page's ids.
-    const found = search.pageIds.length ? await ctx.em.find(Dataset, { id: { $in: search.pageIds } }) : [];
-    const byId = new Map(found.map((d) => [d.id, d]));
-    rows = search.pageIds.flatMap((id) => byId.get(id) ?? []);
+    ids = search.pageIds;
     total = search.total;
   } else {
     const paged = filtered
       .clone()
+      .select('d.id')
       .orderBy(sortBy === 'id' ? { id: direction } : { [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
       .offset(query.offset)
       .limit(query.limit);
     // getCount turns the builder it is called on into a count query: count on a copy.
-    [rows, total] = await Promise.all([paged.getResultList(), search?.total ?? filtered.clone().getCount('d.id', true)]);
+    const [found, count] = await Promise.all([paged.getResultList(), search?.total ?? filtered.clone().getCount('d.id', true)]);
+    ids = found.map((d) => d.id);
+    total = count;
   }
-  await ctx.em.populate(rows, ['ownerOrg', 'tags', 'groups']);
-  const matches = search ? await search.explain(rows.map((d) => d.id)) : undefined;
+  const [rows, matches] = await Promise.all([loadDatasetsFields(ctx.em, ids), search?.explain(ids)]);
   return {
     ...page(
       rows.map((d) => ({ ...presentDataset(d), ...(matches?.has(d.id) ? { match: matches.get(d.id) } : {}) })),

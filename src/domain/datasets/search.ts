@@ -1,7 +1,7 @@
 import type { Knex, QueryBuilder } from '@mikro-orm/postgresql';
 import { Dataset, Group } from '../../entities/index.ts';
 import { visibleVectorsFilter, type OrgRoles } from '../../policies/datasets.ts';
-import { keywordSearch } from '../../search/keyword-query.ts';
+import { keywordSearch, type SqlFragment } from '../../search/keyword-query.ts';
 import { fuse, semanticLists, type SemanticMatch, type SemanticStatus } from '../../search/semantic.ts';
 import type { VectorFilter } from '../../search/vectors/vector-index.ts';
 import type { Actor } from '../actor.ts';
@@ -94,17 +94,18 @@ function toSnippet(marked: string): DatasetMatch['snippet'] {
   return highlights.length ? { text: snippet, highlights } : undefined;
 }
 
-export async function searchDatasets(
+/**
+ * The semantic retrievers' lists for `q` under the listing's filters, and which of their datasets the
+ * SQL filter keeps: it has the last word on every candidate too, so nothing invisible gets in.
+ */
+async function semanticCandidates(
   ctx: DomainContext,
   actor: Actor,
   roles: OrgRoles,
   query: DatasetListQuery,
   q: string,
   filtered: QueryBuilder<Dataset>,
-): Promise<SearchOutcome> {
-  const language = ctx.config.search.language;
-  const keyword = await keywordSearch(ctx.em, language, q, filtered.clone().select('d.id').getKnexQuery());
-
+) {
   let semantic: SearchOutcome['semantic'] = 'off';
   const lists = new Map<string, Array<{ datasetId: string; match: SemanticMatch }>>();
   if (query.semantic !== false && (query.state ?? 'active') === 'active') {
@@ -114,7 +115,6 @@ export async function searchDatasets(
     for (const [index, list] of found.lists) lists.set(index, list);
   }
   const candidateIds = [...new Set([...lists.values()].flatMap((list) => list.map((entry) => entry.datasetId)))];
-  // The SQL filter has the last word on every candidate too: nothing invisible gets in.
   const candidates = candidateIds.length
     ? new Set(
         (
@@ -126,17 +126,69 @@ export async function searchDatasets(
         ).map((d) => d.id),
       )
     : new Set<string>();
+  return { semantic, lists, candidates };
+}
+
+export async function searchDatasets(
+  ctx: DomainContext,
+  actor: Actor,
+  roles: OrgRoles,
+  query: DatasetListQuery,
+  q: string,
+  filtered: QueryBuilder<Dataset>,
+): Promise<SearchOutcome> {
+  const language = ctx.config.search.language;
+  // The keyword lookups and the semantic retrieval (the query's embedding, the vector search, the SQL
+  // check of its candidates) do not depend on each other: they run side by side.
+  const [keyword, retrieved] = await Promise.all([
+    keywordSearch(ctx.em, language, q, filtered.clone().select('d.id').getKnexQuery()),
+    semanticCandidates(ctx, actor, roles, query, q, filtered),
+  ]);
+  const { semantic, lists, candidates } = retrieved;
+
+  const reach = query.offset + query.limit;
+  const knex = ctx.em.getKnex();
+  const inResult = (match: SqlFragment) =>
+    candidates.size ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] } : match;
+  const countOf = (match: SqlFragment) => filtered.clone().andWhere(inResult(match).sql, inResult(match).params).getCount('d.id', true);
+  /** Keyword ranks that can reach this page (relevance order only): a dataset outside the semantic lists
+   * ranked below offset + limit by keywords has at least that many datasets ahead of it. */
+  const keywordRanks = async (match: SqlFragment): Promise<Map<string, number> | undefined> => {
+    if (query.sort_by) return undefined;
+    const matches = () => filtered.clone().andWhere(match.sql, match.params).getKnexQuery().clearSelect().clearOrder();
+    if (!candidates.size) {
+      // Keywords alone: the first `reach` by rank, a top-N sort instead of numbering every match.
+      const top: Array<{ id: string }> = await matches()
+        .select('d.id')
+        .orderByRaw(`${keyword.rank.sql} desc, d.id`, keyword.rank.params as Knex.RawBinding[])
+        .limit(reach);
+      return new Map(top.map((row, i) => [row.id, i + 1]));
+    }
+    // A semantic candidate's keyword rank counts wherever it falls, so every match is numbered.
+    const ranked = matches().select(
+      knex.raw(`d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as r`, keyword.rank.params as Knex.RawBinding[]),
+    );
+    const rows: Array<{ id: string; r: string }> = await knex
+      .select('id', 'r')
+      .from(ranked.as('k'))
+      .where('r', '<=', reach)
+      .orWhereRaw('id = any(?::uuid[])', [pgArray([...candidates])]);
+    return new Map(rows.map((row) => [row.id, Number(row.r)]));
+  };
 
   // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing.
+  // The count and the ranks of the strict match are asked together, and asked again of the fallback
+  // in the rare case the strict match is empty.
   let match = keyword.strict;
-  if (keyword.fuzzy && (await filtered.clone().andWhere(keyword.strict.sql, keyword.strict.params).getCount('d.id', true)) === 0) {
-    match = keyword.fuzzy;
+  let [total, ranks] = await Promise.all([countOf(match), keywordRanks(match)]);
+  if (keyword.fuzzy) {
+    const strictAlone = candidates.size ? await filtered.clone().andWhere(match.sql, match.params).getCount('d.id', true) : total;
+    if (strictAlone === 0) {
+      match = keyword.fuzzy;
+      [total, ranks] = await Promise.all([countOf(match), keywordRanks(match)]);
+    }
   }
-  const inResult = candidates.size
-    ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] }
-    : match;
-  const matched = filtered.clone().andWhere(inResult.sql, inResult.params);
-  const total = await matched.clone().getCount('d.id', true);
+  const matched = filtered.clone().andWhere(inResult(match).sql, inResult(match).params);
 
   const semanticFor = new Map<string, DatasetMatch['semantic']>();
   for (const list of lists.values()) {
@@ -152,35 +204,16 @@ export async function searchDatasets(
     }
   }
 
-  let pageIds: string[] | undefined;
-  if (!query.sort_by) {
-    // Only the keyword ranks that can reach this page matter: a dataset outside the semantic lists
-    // ranked below offset + limit by keywords has at least that many datasets ahead of it.
-    const reach = query.offset + query.limit;
-    const knex = ctx.em.getKnex();
-    const ranked = filtered
-      .clone()
-      .andWhere(match.sql, match.params)
-      .getKnexQuery()
-      .clearSelect()
-      .clearOrder()
-      .select(knex.raw(`d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as r`, keyword.rank.params as Knex.RawBinding[]));
-    const keywordRows: Array<{ id: string; r: string }> = await knex
-      .select('id', 'r')
-      .from(ranked.as('k'))
-      .where('r', '<=', reach)
-      .orWhereRaw('id = any(?::uuid[])', [pgArray([...candidates])]);
-    const keywordRanks = new Map(keywordRows.map((row) => [row.id, Number(row.r)]));
-    const semanticRanks = [...lists.values()].map(
-      (list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1])),
-    );
-    pageIds = fuse([keywordRanks, ...semanticRanks])
-      .slice(query.offset, reach)
-      .map((entry) => entry.id);
-  }
+  const pageIds = ranks
+    ? fuse([
+        ranks,
+        ...[...lists.values()].map((list) => new Map(list.filter((e) => candidates.has(e.datasetId)).map((e, i) => [e.datasetId, i + 1]))),
+      ])
+        .slice(query.offset, reach)
+        .map((entry) => entry.id)
+    : undefined;
 
   const explain = async (ids: string[]) => {
-    const knex = ctx.em.getKnex();
     const rows: Array<{ id: string; keyword: boolean; marked: string }> =
       ids.length === 0
         ? []
