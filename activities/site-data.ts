@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '@temporalio/activity';
 import { removeDatasetFiles } from '../src/domain/resources/file-removal.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
-import { removeDatasetVectors, syncDatasetSearch, type SearchSyncDeps } from '../src/search/sync.ts';
+import { REINDEX_BATCH, removeDatasetVectors, syncDatasetsSearch, type SearchSyncDeps } from '../src/search/sync.ts';
 import { embedBacklogPage, type BacklogCursor } from '../src/search/vector-backlog.ts';
 import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
@@ -59,8 +59,13 @@ async function reindexDatasetsPage(deps: SearchSyncDeps, afterId: string | null,
     'select id from datasets where (?::uuid is null or id > ?::uuid) order by id limit ?',
     [afterId, afterId, limit],
   );
-  for (const { id } of rows) {
-    await syncDatasetSearch({ ...deps, em: deps.em.fork() }, id);
+  // A batch at a time, as a harvest page does: a few statements and one embedding call per batch, not
+  // per dataset (bench hybrid: 1,878 datasets with a warm cache took 29.8 s one by one).
+  for (let i = 0; i < rows.length; i += REINDEX_BATCH) {
+    await syncDatasetsSearch(
+      { ...deps, em: deps.em.fork() },
+      rows.slice(i, i + REINDEX_BATCH).map((r) => r.id),
+    );
     heartbeat();
   }
   return { count: rows.length, lastId: rows.length === limit ? rows.at(-1)!.id : null };

@@ -92,6 +92,9 @@ export async function syncDatasetSearch(deps: SearchSyncDeps, datasetId: string)
   return (await syncDatasetsSearch(deps, [datasetId])).get(datasetId)!;
 }
 
+/** Datasets a reindex syncs together (syncDatasetsSearch), as a harvest page does. */
+export const REINDEX_BATCH = 50;
+
 /**
  * syncDatasetSearch for many datasets at once (a harvest's page): a few statements for all of them, their
  * texts embedded in one call and their vectors pushed in one upsert per index.
