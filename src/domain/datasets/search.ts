@@ -177,16 +177,17 @@ export async function searchDatasets(
   };
 
   // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing.
-  // The count and the ranks of the strict match are asked together, and asked again of the fallback
-  // in the rare case the strict match is empty.
+  // The count and the ranks of the strict match (and, beside semantic candidates, its count alone) are
+  // asked together, and asked again of the fallback in the rare case the strict match is empty.
   let match = keyword.strict;
-  let [total, ranks] = await Promise.all([countOf(match), keywordRanks(match)]);
-  if (keyword.fuzzy) {
-    const strictAlone = candidates.size ? await filtered.clone().andWhere(match.sql, match.params).getCount('d.id', true) : total;
-    if (strictAlone === 0) {
-      match = keyword.fuzzy;
-      [total, ranks] = await Promise.all([countOf(match), keywordRanks(match)]);
-    }
+  const strictAlone =
+    keyword.fuzzy && candidates.size ? filtered.clone().andWhere(match.sql, match.params).getCount('d.id', true) : undefined;
+  const first = await Promise.all([countOf(match), keywordRanks(match), strictAlone]);
+  let [total, ranks] = first;
+  const alone = first[2];
+  if (keyword.fuzzy && (alone ?? total) === 0) {
+    match = keyword.fuzzy;
+    [total, ranks] = await Promise.all([countOf(match), keywordRanks(match)]);
   }
   const matched = filtered.clone().andWhere(inResult(match).sql, inResult(match).params);
 
