@@ -25,7 +25,8 @@ export const SearchPoint = defineEntity({
     resource: () => p.manyToOne(Resource).nullable().deleteRule('cascade').index(),
     chunk: p.integer().nullable(),
     text: p.text(),
-    contentHash: p.string().length(64),
+    /** Indexed: the vector backlog finds every point of a text it has just embedded (vector-backlog.ts). */
+    contentHash: p.string().length(64).index(),
     /** Keyword document of a `contents` chunk (raw SQL, like datasets.search_vector); null elsewhere. */
     textVector: p.string().columnType('tsvector').nullable().lazy().hydrate(false).trackChanges(false),
     updatedAt: p
