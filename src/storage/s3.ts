@@ -21,12 +21,15 @@ export interface S3Settings {
 }
 
 /**
- * Parts are held in memory one at a time (plus the next one being read), so this bounds what an upload
- * costs. Parts grow every 1,000 so that S3's 10,000-part limit still allows objects of about 880 GB.
+ * Parts are held in memory PARTS_IN_FLIGHT at a time (plus the next one being read), so this bounds what
+ * an upload costs: 40 MB. Parts grow every 1,000 so that S3's 10,000-part limit still allows objects of
+ * about 440 GB. (The AWS CLI's defaults are alike: 8 MB parts, 10 at a time.)
  */
-const FIRST_PART_BYTES = 16 * 1024 * 1024;
+const FIRST_PART_BYTES = 8 * 1024 * 1024;
 const PARTS_PER_SIZE_STEP = 1000;
 const MAX_PARTS = 10_000;
+/** Parts uploading at once: with the one being read, what an upload holds in memory. */
+const PARTS_IN_FLIGHT = 4;
 const partBytes = (partNumber: number) => FIRST_PART_BYTES * (1 + Math.floor((partNumber - 1) / PARTS_PER_SIZE_STEP));
 
 /** S3's limit per DeleteObjects request. */
@@ -39,10 +42,12 @@ export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   private readonly client: Client;
   private readonly bucket: string;
+  private readonly signsPayload: boolean;
 
   constructor(private readonly settings: S3Settings) {
     const url = new URL(settings.endpoint);
     this.bucket = settings.bucket;
+    this.signsPayload = url.protocol !== 'https:';
     this.client = new Client({
       endPoint: url.hostname,
       port: url.port ? Number(url.port) : undefined,
@@ -117,30 +122,35 @@ export class S3ObjectStore implements ObjectStore {
     const headers = meta.contentType === undefined ? {} : { 'Content-Type': meta.contentType };
     const parts = partsOf(body)[Symbol.asyncIterator]();
     const first = (await parts.next()).value as Buffer;
-    let next = await parts.next();
+    const next = await parts.next();
     if (next.done) {
       await this.client.putObject(this.bucket, key, first, first.length, headers);
       return { size: first.length };
     }
 
     const uploadId = await this.client.initiateNewMultipartUpload(this.bucket, key, headers);
+    const uploads: Promise<{ part: number; etag: string }>[] = [];
     try {
-      const etags = [await this.uploadPart(key, uploadId, 1, first)];
-      let size = first.length;
-      for (let partNumber = 2; !next.done; partNumber++) {
-        if (partNumber > MAX_PARTS) throw new Error(`${key}: more than ${MAX_PARTS} parts, the S3 limit`);
-        const part: Buffer = next.value;
+      let size = 0;
+      let partNumber = 0;
+      for await (const part of resumed(first, next.value as Buffer, parts)) {
+        if (++partNumber > MAX_PARTS) throw new Error(`${key}: more than ${MAX_PARTS} parts, the S3 limit`);
         size += part.length;
-        // The source keeps flowing into the next part while this one uploads.
-        const [etag, following] = await Promise.all([this.uploadPart(key, uploadId, partNumber, part), parts.next()]);
-        etags.push(etag);
-        next = following;
+        const upload = this.uploadPart(key, uploadId, partNumber, part);
+        // Awaited below; one that fails meanwhile must not be an unhandled rejection.
+        upload.catch(() => undefined);
+        uploads.push(upload);
+        // One stream to the store runs at the store's pace for one connection, and hashing a part takes a
+        // core: a few parts upload side by side while the source flows into the next.
+        if (uploads.length >= PARTS_IN_FLIGHT) await uploads[uploads.length - PARTS_IN_FLIGHT];
       }
-      await this.client.completeMultipartUpload(this.bucket, key, uploadId, etags);
+      await this.client.completeMultipartUpload(this.bucket, key, uploadId, await Promise.all(uploads));
       return { size };
     } catch (err) {
       body.destroy();
-      // Best effort: a bucket lifecycle rule for incomplete uploads is the backstop when this fails too.
+      // An abort while parts still upload would race them; a bucket lifecycle rule for incomplete
+      // uploads is the backstop when the abort fails too.
+      await Promise.allSettled(uploads);
       await this.client.abortMultipartUpload(this.bucket, key, uploadId).catch(() => undefined);
       throw err;
     }
@@ -234,8 +244,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private async uploadPart(key: string, uploadId: string, partNumber: number, part: Buffer) {
-    // Over https the client signs UNSIGNED-PAYLOAD, so without an MD5 nothing would catch a corrupted part.
-    const headers = { 'Content-MD5': createHash('md5').update(part).digest('base64') };
+    // Over https the client signs UNSIGNED-PAYLOAD, so without an MD5 nothing would catch a corrupted part;
+    // over http it signs the part's sha256, which already does.
+    const headers: Record<string, string> = this.signsPayload ? {} : { 'Content-MD5': createHash('md5').update(part).digest('base64') };
     const { etag } = await this.client.uploadPart(
       { bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber, headers },
       part,
@@ -253,6 +264,13 @@ export class S3ObjectStore implements ObjectStore {
       throw new Error(`could not remove ${failed.length} objects, e.g. ${failed[0]!.Key}: ${failed[0]!.Code}`);
     }
   }
+}
+
+/** The parts again, from the two already taken. */
+async function* resumed(first: Buffer, second: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  yield second;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
 }
 
 /**
