@@ -60,6 +60,8 @@ if (tsc.status !== 0) {
   fs.rmSync(dist, { recursive: true, force: true });
   process.exit(tsc.status ?? 1);
 }
+// The web pages' stylesheet and scripts are served as they are: tsc leaves them out.
+fs.cpSync(path.join(root, 'src/web/assets'), path.join(dist, 'src/web/assets'), { recursive: true });
 const { bundleWorkflows, BUILT_BUNDLE } = await import(path.join(dist, 'src/temporal/workflow-bundle.js'));
 await bundleWorkflows(BUILT_BUNDLE);
 fs.writeFileSync(hashFile, hash);

@@ -14,7 +14,7 @@ import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 import { v1Routes } from '../src/api/v1/index.ts';
 import { routeKey } from '../src/http/route.ts';
 import { startEngines } from './helpers/engines.ts';
-import { embeddingModelPath, minioBinary, pythonTools } from './helpers/tools.ts';
+import { chromiumBinary, embeddingModelPath, minioBinary, pythonTools } from './helpers/tools.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
 // Provisioning says what it fetches, once per machine, at info; the engines only speak when something is wrong.
@@ -22,10 +22,11 @@ const progress = createLogger('info');
 const started = Date.now();
 const bundleDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-bundle-'));
 // What takes long on a fresh machine is fetched or built side by side; the engines then start from the cache.
-const [, modelPath, python, workflowBundle] = await Promise.all([
+const [, modelPath, python, chromium, workflowBundle] = await Promise.all([
   minioBinary(progress),
   embeddingModelPath(progress),
   pythonTools(progress),
+  chromiumBinary(progress),
   bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
 ]);
 const engines = await startEngines('test', log, { minio: true });
@@ -46,6 +47,7 @@ const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), 
     TEST_S3_ACCESS_KEY: minio.accessKey,
     TEST_S3_SECRET_KEY: minio.secretKey,
     TEST_PYTHON: python,
+    CHROMIUM_PATH: chromium,
     // What `bin/almanac serve` runs in the runtime tests: the CLI found or fetched above, not a second fetch.
     TEMPORAL_CLI_PATH: temporal.cliPath,
     EMBEDDINGS_MODEL_PATH: modelPath,

@@ -84,8 +84,11 @@ export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
 }
 
 /**
- * The `<script type="application/ld+json">` element for a web page: the JSON with `<` escaped, so no
- * text in a dataset (`</script>` in its notes) can end the element early.
+ * The text of a web page's `<script type="application/ld+json">` element: the JSON with `<` escaped, so
+ * no text in a dataset (`</script>` in its notes) can end the element early.
  */
+export const schemaOrgScriptText = (site: CatalogSite, dataset: SchemaOrgInput) =>
+  JSON.stringify(schemaOrgDataset(site, dataset)).replace(/</g, '\\u003c');
+
 export const schemaOrgScript = (site: CatalogSite, dataset: SchemaOrgInput) =>
-  `<script type="application/ld+json">${JSON.stringify(schemaOrgDataset(site, dataset)).replace(/</g, '\\u003c')}</script>`;
+  `<script type="application/ld+json">${schemaOrgScriptText(site, dataset)}</script>`;

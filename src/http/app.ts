@@ -7,6 +7,7 @@ import { isCkanPath } from '../api/ckan/paths.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { healthReporter } from '../domain/health.ts';
 import { feedsRouter } from '../feeds/index.ts';
+import { webRouter } from '../web/index.tsx';
 import type { Services } from '../services.ts';
 import { docsRouter } from './docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
@@ -77,5 +78,6 @@ export function createHttpApp(services: Services) {
   app.use(v1.allowedMethods());
   app.use(ckanRouter(services).routes());
   app.use(feedsRouter(services).routes());
+  app.use(webRouter(services).routes());
   return app;
 }

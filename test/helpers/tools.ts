@@ -2,8 +2,9 @@
  * What the test suite and the benchmarks need beyond `npm ci`, found or provisioned into the same cache
  * as the service's own (ALMANAC_CACHE_DIR, else $XDG_CACHE_HOME/almanac, else ~/.cache/almanac): the
  * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
- * `go install` at a pinned version, and the Python clients the interop tests drive (the `mcp` SDK, Schemathesis,
- * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own.
+ * `go install` at a pinned version, the Python clients the interop tests drive (the `mcp` SDK, Schemathesis,
+ * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own, and Debian's Chromium for
+ * the web tests.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -111,6 +112,30 @@ export async function pythonTools(log: Logger): Promise<string> {
   );
   log.info(`Python tools ready in ${seconds} s (kept in ${dir})`);
   return python;
+}
+
+/**
+ * The browser the web tests drive: CHROMIUM_PATH, else Debian's `chromium` on PATH, else installed from
+ * Debian's packages (apt-get, as root or through sudo): never a test tool's own browser download.
+ */
+export async function chromiumBinary(log: Logger): Promise<string> {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  const found = await firstOnPath('chromium');
+  if (found) return found;
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  log.info('installing Debian\'s chromium for the browser tests (first run only)…');
+  const apt = async (...args: string[]) => {
+    const [command, ...rest] = [...sudo, 'apt-get', ...args];
+    await run(command!, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024 });
+  };
+  const { seconds } = await timed(async () => {
+    await apt('update', '-q');
+    await apt('install', '-y', '-q', '--no-install-recommends', 'chromium');
+  });
+  const installed = await firstOnPath('chromium');
+  if (!installed) throw new ProvisionError('apt-get installed chromium, yet no `chromium` is on PATH');
+  log.info(`chromium ready in ${seconds} s (${installed})`);
+  return installed;
 }
 
 async function firstOnPath(name: string): Promise<string | undefined> {

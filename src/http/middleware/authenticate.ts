@@ -5,11 +5,9 @@ import { userForToken } from '../../domain/auth/tokens.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { forbidden, invalidToken } from '../../domain/errors.ts';
 import type { Services } from '../../services.ts';
+import { sessionCookieName } from '../session-cookie.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** `__Secure-` only over HTTPS, where browsers accept it (DESIGN §4). */
-export const sessionCookieName = (ctx: Context) => (ctx.secure ? '__Secure-almanac_session' : 'almanac_session');
 
 /**
  * Gives each request its own EntityManager fork (made on first use) and resolves who is calling: a Bearer token, else the

@@ -1,21 +1,10 @@
-import type { Context } from 'koa';
 import { login } from '../../../domain/auth/login.ts';
 import { closeSession } from '../../../domain/auth/sessions.ts';
 import { registerUser } from '../../../domain/users/users.ts';
-import { sessionCookieName } from '../../../http/middleware/authenticate.ts';
+import { sessionCookieName, setSessionCookie } from '../../../http/session-cookie.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { UserRecord } from '../../../http/schemas.ts';
 import { LoginBody, RegisterBody } from './schema.ts';
-
-const setSessionCookie = (ctx: Context, value: string | null, expires?: Date) =>
-  ctx.cookies.set(sessionCookieName(ctx), value, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.secure,
-    path: '/',
-    expires,
-    overwrite: true,
-  });
 
 export const authRoutes = [
   defineRoute({

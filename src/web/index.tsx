@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Actor } from '../domain/actor.ts';
+import { login } from '../domain/auth/login.ts';
+import { closeSession } from '../domain/auth/sessions.ts';
+import type { DomainContext } from '../domain/context.ts';
+import { getDataset } from '../domain/datasets/lifecycle.ts';
+import { listDatasets } from '../domain/datasets/list.ts';
+import { DomainError } from '../domain/errors.ts';
+import { getGroup, listGroups } from '../domain/groups/groups.ts';
+import { getMe } from '../domain/users/users.ts';
+import { schemaOrgScriptText } from '../feeds/schema-org.ts';
+import { sessionCookieName, setSessionCookie } from '../http/session-cookie.ts';
+import type { Services } from '../services.ts';
+import { checkCsrf, csrfToken } from './csrf.ts';
+import { readForm } from './form.ts';
+import type { PageFrame } from './layout.tsx';
+import { renderMarkdown } from './markdown.ts';
+import { DatasetPageView } from './pages/dataset.tsx';
+import { ErrorPage } from './pages/error.tsx';
+import { GroupPageView, GroupsPage } from './pages/groups.tsx';
+import { HomePage } from './pages/home.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
+import { sendPage } from './render.ts';
+
+const STYLESHEET = readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8');
+const PAGE_SIZE = 20;
+
+const domainOf = (ctx: Context) => ctx.state.domain as DomainContext;
+const actorOf = (ctx: Context) => ctx.state.actor as Actor;
+
+/** What every page's frame needs: the site's name, who is logged in, this browser's form token. */
+async function frameOf(ctx: Context, services: Services): Promise<PageFrame> {
+  const actor = actorOf(ctx);
+  const me = actor.userId ? await getMe(domainOf(ctx), actor) : null;
+  return { siteName: services.config.site.name, user: me ? (me.displayName ?? me.username) : null, csrf: csrfToken(ctx) };
+}
+
+/** A page's failure as a page: the status and words of the API's problem, never a stack. */
+function page(services: Services, handler: (ctx: Context) => Promise<void>) {
+  return async (ctx: Context) => {
+    try {
+      await handler(ctx);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
+      sendPage(ctx, <ErrorPage frame={await frameOf(ctx, services)} status={err.status} title={err.title} detail={err.message} />, err.status);
+    }
+  };
+}
+
+/** A local path to go back to after logging in; anything else (another site, `//host`) goes home. */
+const localPath = (value: string | null | undefined) => (value && /^\/(?!\/)[^\s\\]*$/.test(value) ? value : '/');
+
+/**
+ * The web catalog: server-rendered pages on the same domain functions, policies and presenters as the
+ * REST API, at CKAN's paths (`/dataset`, `/dataset/{name}`, `/organization/{name}`, `/group/{name}`), so
+ * links into a portal that moved here keep working. Mounted after the feeds, which answer RDF at the
+ * dataset's IRI to clients that ask for it.
+ */
+export function webRouter(services: Services) {
+  const router = new Router();
+
+  router.get('/static/app.css', (ctx) => {
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = STYLESHEET;
+  });
+
+  router.get(
+    '/',
+    page(services, async (ctx) => {
+      const domain = domainOf(ctx);
+      const actor = actorOf(ctx);
+      const groupPage = { offset: 0, limit: 12 };
+      const [frame, recent, organizations, categories] = await Promise.all([
+        frameOf(ctx, services),
+        listDatasets(domain, actor, { offset: 0, limit: 6, private: true }),
+        listGroups(domain, actor, 'organization', {}, groupPage),
+        listGroups(domain, actor, 'category', {}, groupPage),
+      ]);
+      sendPage(ctx, <HomePage frame={frame} recent={recent} organizations={organizations} categories={categories} />);
+    }),
+  );
+
+  router.get(
+    '/dataset',
+    page(services, async (ctx) => {
+      const params = new URLSearchParams(ctx.querystring);
+      const filters = Object.fromEntries(FACET_KEYS.map((key) => [key, params.getAll(key).filter(Boolean).slice(0, 50)])) as Record<
+        FacetKey,
+        string[]
+      >;
+      const offset = Math.max(0, Math.min(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 10_000));
+      const state: SearchState = { q: (params.get('q') ?? '').trim().slice(0, 500), filters, offset, limit: PAGE_SIZE };
+      const [frame, results] = await Promise.all([
+        frameOf(ctx, services),
+        listDatasets(domainOf(ctx), actorOf(ctx), {
+          q: state.q || undefined,
+          offset,
+          limit: PAGE_SIZE,
+          private: true,
+          include_facets: true,
+          facet_limit: 10,
+          ...Object.fromEntries(FACET_KEYS.filter((key) => filters[key].length).map((key) => [key, filters[key]])),
+        }),
+      ]);
+      sendPage(ctx, <SearchPage frame={frame} state={state} page={results} />);
+    }),
+  );
+
+  router.get(
+    '/dataset/:name',
+    page(services, async (ctx) => {
+      const [frame, dataset] = await Promise.all([frameOf(ctx, services), getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false })]);
+      // The feeds describe public, active datasets only; a private one's page carries none of their links.
+      const site = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
+      const jsonLd = !dataset.private && dataset.state === 'active' ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] }) : null;
+      const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
+      sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} />);
+    }),
+  );
+
+  for (const [path, kind, groupKind, filter] of [
+    ['/organization', 'organization', 'organization', 'organization'],
+    ['/group', 'group', 'category', 'groups'],
+  ] as const) {
+    router.get(
+      path,
+      page(services, async (ctx) => {
+        const [frame, groups] = await Promise.all([
+          frameOf(ctx, services),
+          listGroups(domainOf(ctx), actorOf(ctx), groupKind, {}, { offset: 0, limit: 100 }),
+        ]);
+        sendPage(ctx, <GroupsPage frame={frame} kind={kind} groups={groups} />);
+      }),
+    );
+    router.get(
+      `${path}/:name`,
+      page(services, async (ctx) => {
+        const domain = domainOf(ctx);
+        const actor = actorOf(ctx);
+        const group = await getGroup(domain, actor, groupKind, ctx.params.name!);
+        const [frame, datasets] = await Promise.all([
+          frameOf(ctx, services),
+          listDatasets(domain, actor, { offset: 0, limit: PAGE_SIZE, private: true, [filter]: [group.name] }),
+        ]);
+        sendPage(ctx, <GroupPageView frame={frame} kind={kind} group={group} datasets={datasets} filter={filter} />);
+      }),
+    );
+  }
+
+  router.get(
+    '/login',
+    page(services, async (ctx) => {
+      sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} next={localPath(ctx.query.next as string | undefined)} />);
+    }),
+  );
+
+  router.post(
+    '/login',
+    page(services, async (ctx) => {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form);
+      const username = form.get('username') ?? '';
+      const next = localPath(form.get('next'));
+      try {
+        const password = form.get('password') ?? '';
+        const credentials = username.includes('@') ? { email: username, password } : { username, password };
+        const { session } = await login(domainOf(ctx), credentials, ctx.ip);
+        setSessionCookie(ctx, session.secret, session.expiresAt);
+        ctx.redirect(next);
+      } catch (err) {
+        if (!(err instanceof DomainError) || !['invalid_credentials', 'login_rate_limited'].includes(err.code)) throw err;
+        for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
+        sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} error={err.message} username={username} next={next} />, err.status);
+      }
+    }),
+  );
+
+  router.post(
+    '/logout',
+    page(services, async (ctx) => {
+      checkCsrf(ctx, await readForm(ctx));
+      const secret = ctx.cookies.get(sessionCookieName(ctx));
+      if (secret) await closeSession(domainOf(ctx), secret);
+      setSessionCookie(ctx, null);
+      ctx.redirect('/');
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,140 @@
+import test from 'ava';
+import type { Auth } from '../helpers/client.ts';
+import { HOSTILE_TITLE, loadWebFixtures, type WebFixtures } from './fixtures.ts';
+
+/**
+ * The web catalog over HTTP, as a browser without JavaScript sees it: each page, its escaping, its
+ * security headers, the REST visibility rule on every page, and the CSRF token on every form.
+ * test/web/browser.test.ts drives the same pages in Chromium.
+ */
+
+let fx: WebFixtures;
+test.before(async () => {
+  fx = await loadWebFixtures('webp');
+});
+test.after.always(async () => fx?.app.stop());
+
+const page = (path: string, auth: Auth = {}) => fx.app.api.get(path, { ...auth, headers: { Accept: 'text/html', ...auth.headers } });
+
+test('the home page lists recent public datasets, organizations and a search box, with a strict CSP', async (t) => {
+  const reply = await page('/');
+  t.is(reply.status, 200);
+  t.regex(reply.headers.get('content-type')!, /^text\/html/);
+  t.regex(reply.text, /^<!doctype html><html lang="en">/);
+  t.true(reply.text.includes(`href="/dataset/${fx.open.name}"`));
+  t.true(reply.text.includes(`href="/organization/${fx.org}"`));
+  t.true(reply.text.includes('role="search"'));
+  const csp = reply.headers.get('content-security-policy')!;
+  t.true(csp.includes("default-src 'none'") && csp.includes("script-src 'self'") && csp.includes("frame-ancestors 'none'"));
+  t.is(reply.headers.get('cache-control'), 'private, no-store');
+});
+
+test('search finds by keywords, highlights the words, shows facets and keeps filters in the URL', async (t) => {
+  const reply = await page('/dataset?q=gauging');
+  t.is(reply.status, 200);
+  t.true(reply.text.includes(`href="/dataset/${fx.open.name}"`));
+  t.true(reply.text.includes('<mark>gauging</mark>'), 'the matched word is highlighted');
+  t.true(reply.text.includes(`href="/dataset?q=gauging&amp;organization=${fx.org}"`), 'a facet link adds its filter to the URL');
+  const filtered = await page(`/dataset?q=gauging&tags=no-such-tag`);
+  t.true(filtered.text.includes('No dataset matches.'));
+  t.true(reply.text.includes('href="/api/v1/packages?q=gauging"'), 'the JSON twin of the page');
+});
+
+test('the dataset page renders Markdown safely and escapes every stranger text, in body, title and JSON-LD', async (t) => {
+  const reply = await page(`/dataset/${fx.hostile.name}`);
+  t.is(reply.status, 200);
+  t.false(reply.text.includes('<script>alert'), 'no script from the dataset text');
+  t.false(/<img[^>]*onerror/i.test(reply.text), 'no raw HTML from the description');
+  t.false(reply.text.includes('href="javascript:'), 'no javascript: link');
+  t.true(reply.text.includes('<h2>Method</h2>'), 'Markdown headings are rendered');
+  t.true(reply.text.includes('<strong>bold</strong>'));
+  t.true(reply.text.includes('<a href="https://example.org/about" rel="nofollow ugc noopener">good link</a>'));
+  t.true(reply.text.includes('<title>Readings &lt;script>alert(1)&lt;/script> &amp; &quot;quotes&quot; · '));
+  const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(reply.text);
+  t.truthy(ld, 'the schema.org block is embedded');
+  t.is(JSON.parse(ld![1]!).name, HOSTILE_TITLE);
+  t.true(reply.text.includes(`href="/dataset/${fx.hostile.id}.ttl"`), 'a link to its DCAT form');
+  t.true(reply.text.includes('href="https://example.org/levels.csv"'));
+});
+
+test('a private dataset: its page is a 404 for anonymous visitors and other organizations, shown to members', async (t) => {
+  for (const auth of [{}, { cookie: fx.people.outsider.cookie }]) {
+    const reply = await page(`/dataset/${fx.secret.name}`, auth);
+    t.is(reply.status, 404);
+    t.false(reply.text.includes('Secret salaries'));
+  }
+  const member = await page(`/dataset/${fx.secret.name}`, { cookie: fx.people.member.cookie });
+  t.is(member.status, 200);
+  t.true(member.text.includes('Secret salaries of rivers'));
+  t.false(member.text.includes('application/ld+json'), 'a private dataset carries no public feed');
+});
+
+test('private datasets and drafts appear on no page, in no facet or count, for those who may not see them', async (t) => {
+  const paths = ['/', '/dataset', '/dataset?q=rivers', `/organization/${fx.org}`, '/organization'];
+  for (const auth of [{}, { cookie: fx.people.outsider.cookie }] as Auth[]) {
+    for (const path of paths) {
+      const reply = await page(path, auth);
+      t.is(reply.status, 200, path);
+      for (const hidden of ['Secret salaries', fx.secret.name, 'classified-tag', fx.draft.name, 'Unfinished rivers draft'])
+        t.false(reply.text.includes(hidden), `${path} shows ${hidden}`);
+    }
+  }
+  // Filtering by the private dataset's tag finds nothing (the tag itself is only the visitor's own words).
+  t.true((await page('/dataset?tags=classified-tag')).text.includes('No dataset matches.'));
+  const orgPage = await page(`/organization/${fx.org}`);
+  t.true(orgPage.text.includes('2 datasets'), 'the organization counts only what the visitor may see');
+  const asMember = await page(`/organization/${fx.org}`, { cookie: fx.people.member.cookie });
+  t.true(asMember.text.includes('3 datasets'));
+  t.false((await page(`/dataset/${fx.draft.name}`, { cookie: fx.people.member.cookie })).text.includes('Unfinished rivers draft'));
+});
+
+test('login and logout through the forms; a form without its CSRF token is refused', async (t) => {
+  const form = await page('/login');
+  const token = /name="_csrf" value="([^"]+)"/.exec(form.text)![1]!;
+  const csrfCookie = form.headers.get('set-cookie')!.split(';')[0]!;
+  const post = (path: string, fields: Record<string, string>, cookie: string) =>
+    fetch(fx.app.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, Origin: fx.app.url },
+      body: new URLSearchParams(fields),
+    });
+  const credentials = { username: fx.people.member.username, password: fx.people.member.password, next: '/organization' };
+
+  const noToken = await post('/login', credentials, csrfCookie);
+  t.is(noToken.status, 403);
+  t.regex(await noToken.text(), /did not come from this site/);
+  t.is((await post('/login', { ...credentials, _csrf: 'x'.repeat(32) }, csrfCookie)).status, 403, 'a token not this browser’s');
+
+  const wrong = await post('/login', { ...credentials, password: 'not-the-password', _csrf: token }, csrfCookie);
+  t.is(wrong.status, 401);
+  t.regex(await wrong.text(), /role="alert"/);
+
+  const ok = await post('/login', { ...credentials, _csrf: token }, csrfCookie);
+  t.is(ok.status, 302);
+  t.is(ok.headers.get('location'), '/organization');
+  const session = ok.headers.get('set-cookie')!.split(';')[0]!;
+  const cookie = `${csrfCookie}; ${session}`;
+  const home = await page('/', { cookie });
+  t.true(home.text.includes(`Log out ${fx.people.member.username}`));
+
+  t.is((await post('/logout', {}, cookie)).status, 403, 'logout needs the token too');
+  const out = await post('/logout', { _csrf: token }, cookie);
+  t.is(out.status, 302);
+  t.false((await page('/', { cookie })).text.includes('Log out'), 'the session is closed');
+});
+
+test('login never sends the visitor to another site after logging in', async (t) => {
+  for (const next of ['https://evil.example/', '//evil.example/', '/\\evil.example']) {
+    const reply = await page(`/login?next=${encodeURIComponent(next)}`);
+    t.true(reply.text.includes('name="next" value="/"'), next);
+  }
+});
+
+test('an unknown dataset or organization is an HTML 404 page', async (t) => {
+  for (const path of ['/dataset/no-such-dataset', '/organization/no-such-org', '/group/no-such-category']) {
+    const reply = await page(path);
+    t.is(reply.status, 404, path);
+    t.regex(reply.headers.get('content-type')!, /^text\/html/);
+  }
+});
