@@ -120,22 +120,31 @@ export async function benchReads() {
         ['health', `${almanac.url}/api/health`, `${bare.url}/api/health`],
         ['site-settings', `${api}/site/settings`, `${bare.url}/api/v1/site/settings`],
       ];
-      const figures: Record<string, { almanac: number; baseline: number; ratio: number }> = {};
-      for (const [name, ours, theirs, auth] of pairs) {
+      /** Side by side in turns, the median of each: one noisy stretch of the machine does not decide. */
+      const sideBySide = async (ours: string, theirs: string, auth?: Record<string, string>) => {
         await throughput(ours, auth, 1); // warm both sides
         await throughput(theirs, auth, 1);
-        // Side by side in turns, the median of each: one noisy stretch of the machine does not decide.
         const ourRuns: number[] = [];
         const theirRuns: number[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           ourRuns.push(await throughput(ours, auth));
           theirRuns.push(await throughput(theirs, auth));
         }
-        const a = median(ourRuns);
-        const b = median(theirRuns);
+        return { a: median(ourRuns), b: median(theirRuns) };
+      };
+      const figures: Record<string, { almanac: number; baseline: number; ratio: number }> = {};
+      for (const [name, ours, theirs, auth] of pairs) {
+        const { a, b } = await sideBySide(ours, theirs, auth);
         figures[name] = { almanac: Math.round(a), baseline: Math.round(b), ratio: +(a / b).toFixed(2) };
         console.log(`ratio ${name}: ${(a / b).toFixed(2)} (almanac ${Math.round(a)} req/s, baseline ${Math.round(b)} req/s bare Koa)`);
       }
+      // The dataset's web page against its JSON from the API: what rendering the page costs, as time per
+      // request (issue 20's target is 1.5×).
+      const { a: page, b: json } = await sideBySide(`${almanac.url}/dataset/${dataset.name}`, `${api}/packages/${dataset.id}`);
+      figures['web-dataset-page'] = { almanac: Math.round(page), baseline: Math.round(json), ratio: +(json / page).toFixed(2) };
+      console.log(
+        `ratio web-dataset-page: ${(json / page).toFixed(2)} (almanac page ${Math.round(page)} req/s, baseline GET /api/v1/packages/{id} ${Math.round(json)} req/s; time per request)`,
+      );
       return figures;
     } finally {
       bare.server.close();

@@ -46,7 +46,11 @@ function page(services: Services, handler: (ctx: Context) => Promise<void>) {
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
-      sendPage(ctx, <ErrorPage frame={await frameOf(ctx, services)} status={err.status} title={err.title} detail={err.message} />, err.status);
+      sendPage(
+        ctx,
+        <ErrorPage frame={await frameOf(ctx, services)} status={err.status} title={err.title} detail={err.message} />,
+        err.status,
+      );
     }
   };
 }
@@ -114,10 +118,16 @@ export function webRouter(services: Services) {
   router.get(
     '/dataset/:name',
     page(services, async (ctx) => {
-      const [frame, dataset] = await Promise.all([frameOf(ctx, services), getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false })]);
+      const [frame, dataset] = await Promise.all([
+        frameOf(ctx, services),
+        getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false }),
+      ]);
       // The feeds describe public, active datasets only; a private one's page carries none of their links.
       const site = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
-      const jsonLd = !dataset.private && dataset.state === 'active' ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] }) : null;
+      const jsonLd =
+        !dataset.private && dataset.state === 'active'
+          ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] })
+          : null;
       const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
       sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} />);
     }),

@@ -10,13 +10,7 @@ export interface PageFrame {
 }
 
 /** Every page's frame: landmarks, a skip link, the search box, who is logged in, and a JSON twin when there is one. */
-export function Layout(props: {
-  frame: PageFrame;
-  title: string;
-  json?: string;
-  head?: ComponentChildren;
-  children: ComponentChildren;
-}) {
+export function Layout(props: { frame: PageFrame; title: string; json?: string; head?: ComponentChildren; children: ComponentChildren }) {
   const { frame } = props;
   return (
     <html lang="en">
@@ -26,6 +20,8 @@ export function Layout(props: {
         <meta name="color-scheme" content="light dark" />
         <title>{`${props.title} · ${frame.siteName}`}</title>
         <link rel="stylesheet" href="/static/app.css" />
+        {/* No icon yet: this keeps browsers from asking for /favicon.ico on every page. */}
+        <link rel="icon" href="data:," />
         {props.json && <link rel="alternate" type="application/json" href={props.json} />}
         {props.head}
       </head>

@@ -123,7 +123,7 @@ export async function chromiumBinary(log: Logger): Promise<string> {
   const found = await firstOnPath('chromium');
   if (found) return found;
   const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  log.info('installing Debian\'s chromium for the browser tests (first run only)…');
+  log.info("installing Debian's chromium for the browser tests (first run only)…");
   const apt = async (...args: string[]) => {
     const [command, ...rest] = [...sudo, 'apt-get', ...args];
     await run(command!, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024 });

@@ -51,7 +51,11 @@ export async function loadWebFixtures(prefix: string): Promise<WebFixtures> {
   });
   const open = must(await app.api.post('/api/v1/packages', dataset(`${prefix}-river-levels`, {}), admin), 'open');
   const hostile = must(
-    await app.api.post('/api/v1/packages', dataset(`${prefix}-hostile`, { title: HOSTILE_TITLE, notes: HOSTILE_NOTES, tags: ['hostile'] }), admin),
+    await app.api.post(
+      '/api/v1/packages',
+      dataset(`${prefix}-hostile`, { title: HOSTILE_TITLE, notes: HOSTILE_NOTES, tags: ['hostile'] }),
+      admin,
+    ),
     'hostile',
   );
   const secret = must(
@@ -62,7 +66,10 @@ export async function loadWebFixtures(prefix: string): Promise<WebFixtures> {
     ),
     'secret',
   );
-  const draft = must(await app.api.post('/api/v1/packages/drafts', { name: `${prefix}-unfinished`, title: 'Unfinished rivers draft', ownerOrg: org }, admin), 'draft');
+  const draft = must(
+    await app.api.post('/api/v1/packages/drafts', { name: `${prefix}-unfinished`, title: 'Unfinished rivers draft', ownerOrg: org }, admin),
+    'draft',
+  );
   // The listing follows the search index: wait until the published ones are found.
   for (let i = 0; i < 200; i++) {
     const found = await app.api.get(`/api/v1/packages?q=rivers&private=true&limit=100`, admin);

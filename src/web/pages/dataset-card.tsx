@@ -61,6 +61,9 @@ export function DatasetCard(props: { dataset: DatasetHit }) {
 
 /** The start of a description, as plain text (its Markdown marks stripped roughly). */
 export function excerpt(text: string, length = 220) {
-  const plain = text.replace(/[#*_`>[\]]|\(https?:[^)]*\)/g, '').replace(/\s+/g, ' ').trim();
+  const plain = text
+    .replace(/[#*_`>[\]]|\(https?:[^)]*\)/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return plain.length > length ? `${plain.slice(0, length).replace(/\s+\S*$/, '')}…` : plain;
 }

@@ -10,8 +10,7 @@ export function GroupList(props: { groups: GroupPage['results']; base: '/organiz
     <ul class="groups">
       {props.groups.map((g) => (
         <li>
-          <a href={`${props.base}/${encodeURIComponent(g.name)}`}>{g.title || g.name}</a>{' '}
-          <span class="count">{g.packageCount}</span>
+          <a href={`${props.base}/${encodeURIComponent(g.name)}`}>{g.title || g.name}</a> <span class="count">{g.packageCount}</span>
         </li>
       ))}
     </ul>

@@ -57,7 +57,11 @@ export function SearchPage(props: { frame: PageFrame; state: SearchState; page: 
                     const active = state.filters[key].includes(v.name);
                     return (
                       <li>
-                        <a href={searchUrl(toggled(state, key, v.name))} aria-current={active ? 'true' : undefined} class={active ? 'active' : undefined}>
+                        <a
+                          href={searchUrl(toggled(state, key, v.name))}
+                          aria-current={active ? 'true' : undefined}
+                          class={active ? 'active' : undefined}
+                        >
                           {v.title || v.name} <span class="count">{v.count}</span>
                         </a>
                       </li>
@@ -70,9 +74,7 @@ export function SearchPage(props: { frame: PageFrame; state: SearchState; page: 
         </aside>
         <section aria-label="Results" class="results">
           <p class="summary" role="status">
-            {page.count === 0
-              ? 'No dataset matches.'
-              : `${page.offset + 1}–${last} of ${page.count} dataset${page.count === 1 ? '' : 's'}`}
+            {page.count === 0 ? 'No dataset matches.' : `${page.offset + 1}–${last} of ${page.count} dataset${page.count === 1 ? '' : 's'}`}
             {page.meta?.semantic === 'on' && ' · keywords and meaning'}
           </p>
           <ol class="dataset-list">

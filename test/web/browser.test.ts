@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import test from 'ava';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadWebFixtures, type WebFixtures } from './fixtures.ts';
+
+/**
+ * The web catalog in a real browser: Debian's Chromium (CHROMIUM_PATH, provisioned by test/run.ts) driven
+ * by playwright-core, with and without JavaScript; axe-core checks the main pages' accessibility.
+ */
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let fx: WebFixtures;
+let browser: Browser;
+test.before(async () => {
+  fx = await loadWebFixtures('webb');
+  const executablePath = process.env.CHROMIUM_PATH;
+  if (!executablePath)
+    throw new Error('CHROMIUM_PATH is not set: run the suite with `npm test` (test/run.ts), which provisions Debian’s chromium');
+  browser = await chromium.launch({
+    executablePath,
+    // This machine's network is closed: Chromium must not try to reach Google's services at start.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+test.after.always(async () => {
+  await browser?.close();
+  await fx?.app.stop();
+});
+
+async function newPage(options: { javaScriptEnabled?: boolean } = {}) {
+  const context = await browser.newContext({ baseURL: fx.app.url, ...options });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (message) => {
+    // A CSP violation is reported on the console: none may happen on our own pages.
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return { page, errors, close: () => context.close() };
+}
+
+async function seriousViolations(page: Page) {
+  await page.evaluate(AXE_SOURCE);
+  const results = await page.evaluate(() =>
+    (
+      globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; help: string }> }> } }
+    ).axe.run(),
+  );
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}
+
+test('search → dataset: typed in the home page’s box, the hit explains itself, its page shows the resources', async (t) => {
+  const { page, errors, close } = await newPage();
+  await page.goto('/');
+  await page.getByLabel('Search by keywords or describe what you need').fill('gauging stations');
+  await page.getByRole('button', { name: 'Search', exact: true }).last().click();
+  await page.waitForURL(/\/dataset\?q=gauging\+stations/);
+  const hit = page.getByRole('link', { name: `Title of ${fx.open.name}` });
+  await hit.waitFor();
+  t.is(await page.locator('mark').first().textContent(), 'gauging');
+  await hit.click();
+  await page.waitForURL(`**/dataset/${fx.open.name}`);
+  t.is(await page.getByRole('heading', { level: 1 }).textContent(), `Title of ${fx.open.name}`);
+  t.is(await page.getByRole('link', { name: 'levels.csv' }).count(), 1);
+  t.deepEqual(errors, []);
+  await close();
+});
+
+test('login through the form, then the member sees the private dataset; logging out hides it again', async (t) => {
+  const { page, errors, close } = await newPage();
+  await page.goto(`/login?next=/dataset/${fx.secret.name}`);
+  await page.getByLabel('Username or email').fill(fx.people.member.username);
+  await page.getByLabel('Password').fill(fx.people.member.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`**/dataset/${fx.secret.name}`);
+  t.is(await page.getByRole('heading', { level: 1 }).textContent(), 'Secret salaries of riversPrivate');
+  await page.getByRole('button', { name: /^Log out/ }).click();
+  await page.waitForURL(fx.app.url + '/');
+  t.deepEqual(errors, []);
+  const response = await page.goto(`/dataset/${fx.secret.name}`);
+  t.is(response!.status(), 404);
+  t.false((await page.content()).includes('Secret salaries'));
+  await close();
+});
+
+test('a private dataset is invisible to another organization’s member on every page, in the browser', async (t) => {
+  const { page, close } = await newPage();
+  await page
+    .context()
+    .addCookies([
+      { name: fx.people.outsider.cookie.split('=')[0]!, value: fx.people.outsider.cookie.split('=').slice(1).join('='), url: fx.app.url },
+    ]);
+  for (const path of ['/', '/dataset?q=salaries', '/dataset?q=rivers', `/organization/${fx.org}`, `/dataset/${fx.secret.name}`]) {
+    await page.goto(path);
+    t.false((await page.content()).includes('Secret salaries'), path);
+  }
+  await close();
+});
+
+test('with JavaScript off, search, facets, paging links and the dataset page all work', async (t) => {
+  const { page, close } = await newPage({ javaScriptEnabled: false });
+  await page.goto('/dataset?q=rivers');
+  await page.getByRole('link', { name: /webb Environment Agency/ }).click();
+  await page.waitForURL(/organization=/);
+  await page.getByRole('link', { name: `Title of ${fx.open.name}` }).click();
+  t.is(await page.getByRole('heading', { level: 1 }).textContent(), `Title of ${fx.open.name}`);
+  await close();
+});
+
+test('axe-core finds no serious accessibility violation on the main pages', async (t) => {
+  const { page, close } = await newPage();
+  for (const path of ['/', '/dataset?q=rivers', `/dataset/${fx.hostile.name}`, `/organization/${fx.org}`, '/login']) {
+    await page.goto(path);
+    t.deepEqual(await seriousViolations(page), [], path);
+  }
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/dataset?q=rivers');
+    t.deepEqual(await seriousViolations(page), [], `search, ${scheme}`);
+  }
+  await close();
+});
