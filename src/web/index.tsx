@@ -1,59 +1,28 @@
 import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
-import type { Context } from 'koa';
-import type { Actor } from '../domain/actor.ts';
 import { login } from '../domain/auth/login.ts';
 import { closeSession } from '../domain/auth/sessions.ts';
-import type { DomainContext } from '../domain/context.ts';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
 import { DomainError } from '../domain/errors.ts';
 import { getGroup, listGroups } from '../domain/groups/groups.ts';
-import { getMe } from '../domain/users/users.ts';
 import { schemaOrgScriptText } from '../feeds/schema-org.ts';
 import { sessionCookieName, setSessionCookie } from '../http/session-cookie.ts';
 import type { Services } from '../services.ts';
 import { checkCsrf, csrfToken } from './csrf.ts';
 import { readForm } from './form.ts';
-import type { PageFrame } from './layout.tsx';
 import { renderMarkdown } from './markdown.ts';
 import { DatasetPageView } from './pages/dataset.tsx';
-import { ErrorPage } from './pages/error.tsx';
 import { GroupPageView, GroupsPage } from './pages/groups.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
+import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { mountResourcePages } from './resource-pages.tsx';
 import { sendPage } from './render.ts';
 
 const STYLESHEET = readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8');
 const PAGE_SIZE = 20;
-
-const domainOf = (ctx: Context) => ctx.state.domain as DomainContext;
-const actorOf = (ctx: Context) => ctx.state.actor as Actor;
-
-/** What every page's frame needs: the site's name, who is logged in, this browser's form token. */
-async function frameOf(ctx: Context, services: Services): Promise<PageFrame> {
-  const actor = actorOf(ctx);
-  const me = actor.userId ? await getMe(domainOf(ctx), actor) : null;
-  return { siteName: services.config.site.name, user: me ? (me.displayName ?? me.username) : null, csrf: csrfToken(ctx) };
-}
-
-/** A page's failure as a page: the status and words of the API's problem, never a stack. */
-function page(services: Services, handler: (ctx: Context) => Promise<void>) {
-  return async (ctx: Context) => {
-    try {
-      await handler(ctx);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
-      sendPage(
-        ctx,
-        <ErrorPage frame={await frameOf(ctx, services)} status={err.status} title={err.title} detail={err.message} />,
-        err.status,
-      );
-    }
-  };
-}
 
 /** A local path to go back to after logging in; anything else (another site, `//host`) goes home. */
 const localPath = (value: string | null | undefined) => (value && /^\/(?!\/)[^\s\\]*$/.test(value) ? value : '/');
@@ -161,6 +130,8 @@ export function webRouter(services: Services) {
       }),
     );
   }
+
+  mountResourcePages(router, services);
 
   router.get(
     '/login',

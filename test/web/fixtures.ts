@@ -1,4 +1,4 @@
-import { startTestAppWithPeople, type TestApp } from '../helpers/app.ts';
+import { startTestAppWithPeople, until, type TestApp } from '../helpers/app.ts';
 import type { TestUser } from '../helpers/client.ts';
 
 export interface WebFixtures {
@@ -10,7 +10,12 @@ export interface WebFixtures {
   hostile: { name: string; id: string };
   secret: { name: string; id: string };
   draft: { name: string; id: string };
+  /** The uploaded CSV of `open`, queryable. */
+  csv: { id: string };
 }
+
+/** A small CSV with numbers, text and a null. */
+export const STATIONS_CSV = 'station,level,river\n1,0.5,Thames\n2,1.25,Severn\n3,,Thames\n4,2.75,Trent\n';
 
 /** Text from a stranger that must come out as text on every page. */
 export const HOSTILE_TITLE = 'Readings <script>alert(1)</script> & "quotes"';
@@ -46,7 +51,10 @@ export async function loadWebFixtures(prefix: string): Promise<WebFixtures> {
     licenseId: 'cc-by-4.0',
     notes: 'Hourly river levels measured at gauging stations.',
     tags: ['rivers', 'hydrology'],
-    resources: [{ name: 'levels.csv', url: 'https://example.org/levels.csv', format: 'CSV' }],
+    resources: [
+      { name: 'levels.csv', url: 'https://example.org/levels.csv', format: 'CSV' },
+      { name: 'stations.csv', urlType: 'upload', format: 'CSV' },
+    ],
     ...extra,
   });
   const open = must(await app.api.post('/api/v1/packages', dataset(`${prefix}-river-levels`, {}), admin), 'open');
@@ -70,11 +78,23 @@ export async function loadWebFixtures(prefix: string): Promise<WebFixtures> {
     await app.api.post('/api/v1/packages/drafts', { name: `${prefix}-unfinished`, title: 'Unfinished rivers draft', ownerOrg: org }, admin),
     'draft',
   );
+  const [, upload] = (await app.api.get(`/api/v1/packages/${open.id}`, admin)).body.resources as Array<{ id: string }>;
+  const uploaded = await fetch(`${app.url}/api/v1/resources/${upload!.id}/upload`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${admin.token}`,
+      'Content-Type': 'text/csv',
+      'Content-Disposition': 'attachment; filename="stations.csv"',
+    },
+    body: STATIONS_CSV,
+  });
+  if (!uploaded.ok) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
+  await until('the CSV is queryable', async () => (await app.api.get(`/api/v1/resources/${upload!.id}/schema`)).body.queryable === true);
   // The listing follows the search index: wait until the published ones are found.
   for (let i = 0; i < 200; i++) {
     const found = await app.api.get(`/api/v1/packages?q=rivers&private=true&limit=100`, admin);
     if (found.body.count >= 2) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { app, people, org, otherOrg, open, hostile, secret, draft };
+  return { app, people, org, otherOrg, open, hostile, secret, draft, csv: { id: upload!.id } };
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Auth } from '../helpers/client.ts';
-import { HOSTILE_TITLE, loadWebFixtures, type WebFixtures } from './fixtures.ts';
+import { HOSTILE_TITLE, loadWebFixtures, STATIONS_CSV, type WebFixtures } from './fixtures.ts';
 
 /**
  * The web catalog over HTTP, as a browser without JavaScript sees it: each page, its escaping, its
@@ -137,4 +137,59 @@ test('an unknown dataset or organization is an HTML 404 page', async (t) => {
     t.is(reply.status, 404, path);
     t.regex(reply.headers.get('content-type')!, /^text\/html/);
   }
+});
+
+const resourcePage = () => `/dataset/${fx.open.name}/resource/${fx.csv.id}`;
+
+test('the resource page shows the columns with types, nulls, min/max and a histogram, the pipeline steps and the rows', async (t) => {
+  const reply = await page(resourcePage());
+  t.is(reply.status, 200, reply.text);
+  t.true(reply.text.includes('3 columns, 4 rows'));
+  t.regex(
+    reply.text,
+    /<th scope="row">level<\/th><td>float<\/td><td class="num">1<\/td><td class="num">0.5<\/td><td class="num">2.75<\/td>/,
+  );
+  t.regex(reply.text, /<svg class="histogram"[^>]*aria-label="Distribution of level from 0.5 to 2.75"/);
+  t.is((reply.text.match(/<rect /g) ?? []).length, 2 * 12, 'a histogram of 12 bars for station and level');
+  t.true(reply.text.includes('Build the typed preview'), 'the pipeline steps');
+  t.true(reply.text.includes('<td>Severn</td>'));
+  t.true(reply.text.includes('<td class="null">null</td>'));
+  t.true(reply.text.includes(`href="/api/v1/resources/${fx.csv.id}/download"`));
+  t.is((await page(`/dataset/${fx.hostile.name}/resource/${fx.csv.id}`)).status, 404, 'a resource under another dataset’s name');
+});
+
+test('the SQL console runs a query from the URL, shows it as a table and as CSV; errors are the API’s, said plainly', async (t) => {
+  const sql = 'SELECT river, COUNT(*) AS n FROM data GROUP BY river ORDER BY n DESC, river';
+  const reply = await page(`${resourcePage()}/query?sql=${encodeURIComponent(sql)}`);
+  t.is(reply.status, 200);
+  t.true(reply.text.includes('3 rows'));
+  t.regex(reply.text, /<tr><td>Thames<\/td><td>2<\/td><\/tr>/, 'a count comes as the API gives it: a big integer as text');
+  const csv = await fx.app.api.get(`${resourcePage()}/query.csv?sql=${encodeURIComponent(sql)}`);
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type')!, /^text\/csv/);
+  t.is(csv.text, 'river,n\r\nThames,2\r\nSevern,1\r\nTrent,1\r\n');
+  const all = await fx.app.api.get(`${resourcePage()}/query.csv?sql=${encodeURIComponent('SELECT * FROM data ORDER BY station')}`);
+  t.is(all.text.replaceAll('\r\n', '\n'), STATIONS_CSV, 'the whole table round-trips');
+
+  const refused = await page(`${resourcePage()}/query?sql=${encodeURIComponent("COPY data TO '/tmp/x.csv'")}`);
+  t.is(refused.status, 400);
+  t.regex(refused.text, /role="alert"/);
+  const broken = await page(`${resourcePage()}/query?sql=${encodeURIComponent('SELEC nonsense')}`);
+  t.is(broken.status, 400);
+  t.true(
+    broken.text.includes(`<textarea id="sql" name="sql" rows="6" spellcheck="false" required>SELEC nonsense</textarea>`),
+    'the query stays in the box',
+  );
+});
+
+test('a private dataset’s resource page, console and CSV are 404 for anonymous visitors and other organizations', async (t) => {
+  const secret = (await fx.app.api.get(`/api/v1/packages/${fx.secret.id}`, fx.app.sysadmin)).body.resources[0].id as string;
+  for (const auth of [{}, { cookie: fx.people.outsider.cookie }]) {
+    for (const suffix of ['', '/query?sql=SELECT+1', '/query.csv?sql=SELECT+1']) {
+      const reply = await page(`/dataset/${fx.secret.name}/resource/${secret}${suffix}`, auth);
+      t.is(reply.status, 404, suffix);
+      t.false(reply.text.includes('Secret salaries'));
+    }
+  }
+  t.is((await page(`/dataset/${fx.secret.name}/resource/${secret}`, { cookie: fx.people.member.cookie })).status, 200);
 });

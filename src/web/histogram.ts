@@ -1,0 +1,39 @@
+/** Bars per histogram. */
+export const BINS = 12;
+
+export interface NumericColumn {
+  name: string;
+  min: number;
+  max: number;
+}
+
+/** A column name as a DuckDB identifier: quoted, inner quotes doubled, so any header is safe. */
+export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * One SELECT that counts each numeric column's values into BINS equal-width bins between its min and max
+ * (from the preview's schema): rows of (column index, bin, count). Empty when no column has a range.
+ */
+export function histogramSql(columns: NumericColumn[]): string | null {
+  const parts = columns.flatMap((column, index) => {
+    const width = column.max - column.min;
+    if (!Number.isFinite(width) || width <= 0) return [];
+    const value = `cast(${quoteIdentifier(column.name)} as double)`;
+    return [
+      `select ${index} as c, least(${BINS - 1}, cast(floor((${value} - ${column.min}) / ${width / BINS}) as integer)) as b, count(*) as n ` +
+        `from data where ${value} is not null group by all`,
+    ];
+  });
+  return parts.length ? parts.join(' union all ') : null;
+}
+
+/** The counts per bin of each column, from histogramSql's rows (values may come back as strings). */
+export function binsByColumn(rows: Array<Record<string, unknown>>, columnCount: number): number[][] {
+  const bins = Array.from({ length: columnCount }, () => new Array<number>(BINS).fill(0));
+  for (const row of rows) {
+    const column = Number(row.c);
+    const bin = Number(row.b);
+    if (bins[column] && bin >= 0 && bin < BINS) bins[column]![bin] = Number(row.n);
+  }
+  return bins;
+}

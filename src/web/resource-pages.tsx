@@ -1,0 +1,158 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { getDataset } from '../domain/datasets/lifecycle.ts';
+import { DomainError, notFound } from '../domain/errors.ts';
+import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
+import { queryCaller, queryResource } from '../domain/resources/query.ts';
+import { QUERY_LIMITS } from '../query/sandbox.ts';
+import type { Services } from '../services.ts';
+import { toCsv } from './csv.ts';
+import { binsByColumn, histogramSql } from './histogram.ts';
+import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { QueryPage, type QueryOutcome } from './pages/query.tsx';
+import { ResourcePageView, type PreviewRows } from './pages/resource.tsx';
+import { sendPage } from './render.ts';
+
+const ROWS_PER_PAGE = 50;
+/** The start of a text file shown on its page. */
+const TEXT_PREVIEW_BYTES = 16 * 1024;
+
+/** The dataset and one of its resources, as the caller may see them; a resource of another dataset is not found. */
+async function loadPair(ctx: Context) {
+  const dataset = await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
+  const resource = dataset.resources?.find((r) => r.id === ctx.params.id);
+  if (!resource) throw notFound('Resource');
+  return { dataset, resource };
+}
+
+/**
+ * How long a page waits for the caller's other query (another tab, a shared address): no query runs
+ * longer than its timeout.
+ */
+const BUSY_WAIT_MS = QUERY_LIMITS.timeoutMs + 1_000;
+
+/**
+ * A query of the page, under the API's one-at-a-time rule per caller; where the API answers 429 at once,
+ * a page waits a little for the other query to end, as a person reloading would.
+ */
+async function runQuery(ctx: Context, resourceId: string, sql: string): Promise<QueryOutcome> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      return await queryResource(domainOf(ctx), actorOf(ctx), resourceId, sql, queryCaller(actorOf(ctx), ctx.ip));
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'query_busy') || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The first bytes of a text file, decoded; null for a file with no text (or none yet). */
+async function textStart(ctx: Context, resourceId: string): Promise<string | null> {
+  const domain = domainOf(ctx);
+  try {
+    const text = await openText(domain, actorOf(ctx), resourceId);
+    if (text.size === 0) return '';
+    const chunks: Buffer[] = [];
+    for await (const chunk of await domain.storage.read(text.key, { start: 0, end: Math.min(text.size, TEXT_PREVIEW_BYTES) - 1 }))
+      chunks.push(chunk as Buffer);
+    return new TextDecoder(text.encoding).decode(Buffer.concat(chunks));
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'no_preview' || err.code === 'not_text')) return null;
+    throw err;
+  }
+}
+
+/** The resource page and its SQL console, with the console's CSV twin. */
+export function mountResourcePages(router: Router, services: Services) {
+  router.get(
+    '/dataset/:name/resource/:id',
+    page(services, async (ctx) => {
+      const { dataset, resource } = await loadPair(ctx);
+      const domain = domainOf(ctx);
+      const actor = actorOf(ctx);
+      const [frame, pipeline, schema] = await Promise.all([
+        frameOf(ctx, services),
+        pipelineStatus(domain, actor, resource.id),
+        resourceSchema(domain, actor, resource.id),
+      ]);
+      let preview: PreviewRows | null = null;
+      let histograms: number[][] | null = null;
+      let notice: string | null = null;
+      if (schema.queryable) {
+        const offset = Math.max(0, Math.min(Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0, 1_000_000));
+        const numeric = (schema.schema?.columns ?? [])
+          .filter((c) => c.stats)
+          .map((c) => ({ name: c.name, min: Number(c.stats!.min), max: Number(c.stats!.max) }));
+        const sql = histogramSql(numeric);
+        try {
+          // One query at a time per caller, as in the API: the rows, then the histograms.
+          const rows = await runQuery(ctx, resource.id, `SELECT * FROM data LIMIT ${ROWS_PER_PAGE} OFFSET ${offset}`);
+          preview = { columns: rows.columns, rows: rows.rows, offset, limit: ROWS_PER_PAGE };
+          if (sql) histograms = binsByColumn((await runQuery(ctx, resource.id, sql)).rows, numeric.length);
+        } catch (err) {
+          if (!(err instanceof DomainError && err.code === 'query_busy')) throw err;
+          notice = 'Another query of yours is running: reload the page in a moment to see the rows.';
+        }
+      }
+      const text = schema.queryable ? null : await textStart(ctx, resource.id);
+      sendPage(
+        ctx,
+        <ResourcePageView
+          frame={frame}
+          dataset={dataset}
+          resource={resource}
+          pipeline={pipeline}
+          schema={schema}
+          histograms={histograms}
+          preview={preview}
+          text={text}
+          notice={notice}
+        />,
+      );
+    }),
+  );
+
+  router.get(
+    '/dataset/:name/resource/:id/query',
+    page(services, async (ctx) => {
+      const { dataset, resource } = await loadPair(ctx);
+      const sql = String(ctx.query.sql ?? '').trim();
+      const [frame, schema] = await Promise.all([frameOf(ctx, services), resourceSchema(domainOf(ctx), actorOf(ctx), resource.id)]);
+      let outcome: QueryOutcome | null = null;
+      let error: { title: string; detail: string } | null = null;
+      let status = 200;
+      if (sql) {
+        try {
+          outcome = await runQuery(ctx, resource.id, sql);
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          error = { title: err.title, detail: err.message };
+          status = err.status;
+        }
+      }
+      sendPage(
+        ctx,
+        <QueryPage frame={frame} dataset={dataset} resource={resource} schema={schema} sql={sql} outcome={outcome} error={error} />,
+        status,
+      );
+    }),
+  );
+
+  router.get(
+    '/dataset/:name/resource/:id/query.csv',
+    page(services, async (ctx) => {
+      const { resource } = await loadPair(ctx);
+      const sql = String(ctx.query.sql ?? '').trim();
+      if (!sql) throw new DomainError('invalid_parameters', 'Give the query as ?sql=…');
+      const outcome = await runQuery(ctx, resource.id, sql);
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set(
+        'Content-Disposition',
+        `attachment; filename="${(resource.name || 'query').replace(/[^\w.-]+/g, '_').replace(/\.csv$/i, '')}-query.csv"`,
+      );
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = toCsv(outcome.columns, outcome.rows);
+    }),
+  );
+}
