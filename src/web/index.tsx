@@ -9,7 +9,7 @@ import { getGroup, listGroups } from '../domain/groups/groups.ts';
 import { schemaOrgScriptText } from '../feeds/schema-org.ts';
 import { sessionCookieName, setSessionCookie } from '../http/session-cookie.ts';
 import type { Services } from '../services.ts';
-import { checkCsrf, csrfToken } from './csrf.ts';
+import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { renderMarkdown } from './markdown.ts';
 import { DatasetPageView } from './pages/dataset.tsx';
