@@ -14,6 +14,11 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', performance: 'readonly' } },
   },
   {
+    // The web pages' scripts run in the browser.
+    files: ['src/web/assets/**/*.js'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', XMLHttpRequest: 'readonly' } },
+  },
+  {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': [

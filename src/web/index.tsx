@@ -18,10 +18,19 @@ import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
 import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { mountPublishPages } from './publish-pages.tsx';
 import { mountResourcePages } from './resource-pages.tsx';
-import { sendPage } from './render.ts';
+import { contentSecurityPolicy, sendPage } from './render.ts';
 
-const STYLESHEET = readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8');
+/** The pages' own files, read once: `/static/<name>`. */
+const ASSETS = new Map<string, { type: string; body: string }>(
+  (
+    [
+      ['app.css', 'text/css; charset=utf-8'],
+      ['upload.js', 'text/javascript; charset=utf-8'],
+    ] as const
+  ).map(([name, type]) => [name, { type, body: readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8') }]),
+);
 const PAGE_SIZE = 20;
 
 /** A local path to go back to after logging in; anything else (another site, `//host`) goes home. */
@@ -36,10 +45,19 @@ const localPath = (value: string | null | undefined) => (value && /^\/(?!\/)[^\s
 export function webRouter(services: Services) {
   const router = new Router();
 
-  router.get('/static/app.css', (ctx) => {
-    ctx.type = 'text/css; charset=utf-8';
+  const storage = services.config.storage;
+  const policy = contentSecurityPolicy(storage.mode === 's3' ? new URL(storage.endpoint).origin : null);
+  router.use((ctx, next) => {
+    ctx.state.contentSecurityPolicy = policy;
+    return next();
+  });
+
+  router.get('/static/:file', (ctx) => {
+    const asset = ASSETS.get(ctx.params.file!);
+    if (!asset) return;
+    ctx.type = asset.type;
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = STYLESHEET;
+    ctx.body = asset.body;
   });
 
   router.get(
@@ -83,6 +101,8 @@ export function webRouter(services: Services) {
       sendPage(ctx, <SearchPage frame={frame} state={state} page={results} />);
     }),
   );
+
+  mountPublishPages(router, services);
 
   router.get(
     '/dataset/:name',

@@ -51,6 +51,11 @@ export function Layout(props: { frame: PageFrame; title: string; json?: string; 
               <li>
                 <a href="/group">Categories</a>
               </li>
+              {frame.user && (
+                <li>
+                  <a href="/dataset/new">New dataset</a>
+                </li>
+              )}
               {frame.user ? (
                 <li>
                   <form action="/logout" method="post" class="inline">

@@ -17,9 +17,19 @@ const ROWS_PER_PAGE = 50;
 /** The start of a text file shown on its page. */
 const TEXT_PREVIEW_BYTES = 16 * 1024;
 
+/** A published dataset, else a draft the caller may see (its editors follow their upload's pipeline here). */
+async function loadDataset(ctx: Context) {
+  try {
+    return await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === 'not_found') || !actorOf(ctx).userId) throw err;
+    return getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
+  }
+}
+
 /** The dataset and one of its resources, as the caller may see them; a resource of another dataset is not found. */
 async function loadPair(ctx: Context) {
-  const dataset = await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
+  const dataset = await loadDataset(ctx);
   const resource = dataset.resources?.find((r) => r.id === ctx.params.id);
   if (!resource) throw notFound('Resource');
   return { dataset, resource };

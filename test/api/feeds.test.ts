@@ -242,7 +242,8 @@ test('every per-dataset feed is a 404 problem for a draft, a private, a deleted 
       isProblem(t, await app.api.get(path, app.sysadmin), 404, 'not_found');
     }
   }
-  isProblem(t, await app.api.get(`/dataset/${fx.public.rich.name}.xml`), 404, 'not_found');
+  // Not a feed: left to the web pages, where no dataset has that name.
+  t.is((await app.api.get(`/dataset/${fx.public.rich.name}.xml`)).status, 404);
 });
 
 test('a dataset’s IRI answers its DCAT-AP document to a client asking for RDF, and is left alone otherwise', async (t) => {
@@ -258,10 +259,13 @@ test('a dataset’s IRI answers its DCAT-AP document to a client asking for RDF,
     t.true(reply.headers.get('content-type')!.startsWith(expected));
     t.true(reply.text.includes(fx.public.rich.id));
   }
-  // No web page is served here yet: a browser or a client without a preference finds nothing.
+  // A browser, or a client without a preference for RDF, gets the dataset's web page (src/web).
   const others: Array<Record<string, string>> = [{}, { Accept: 'text/html' }, { Accept: '*/*' }, { Accept: 'application/json' }];
   for (const headers of others) {
-    isProblem(t, await app.api.get(iri, { headers }), 404, 'not_found');
+    const reply = await app.api.get(iri, { headers });
+    t.is(reply.status, 200);
+    t.regex(reply.headers.get('content-type')!, /^text\/html/);
+    t.true(reply.text.includes(`<link rel="alternate" type="application/json" href="/api/v1/packages/${fx.public.rich.name}"/>`));
   }
   isProblem(t, await app.api.get(`/dataset/${fx.private.id}`, accept('text/turtle')), 404, 'not_found');
 });

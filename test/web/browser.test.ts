@@ -43,8 +43,9 @@ async function newPage(options: { javaScriptEnabled?: boolean } = {}) {
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (message) => {
-    // A CSP violation is reported on the console: none may happen on our own pages.
-    if (message.type() === 'error') errors.push(message.text());
+    // A CSP violation or a missing stylesheet or script is reported on the console: none may happen on
+    // our pages. A page answered with an error status on purpose (a 404, a form sent back) is not one.
+    if (message.type() === 'error' && message.location().url !== page.url()) errors.push(message.text());
   });
   return { page, errors, close: () => context.close() };
 }
@@ -119,7 +120,16 @@ test('with JavaScript off, search, facets, paging links and the dataset page all
 
 test('axe-core finds no serious accessibility violation on the main pages', async (t) => {
   const { page, close } = await newPage();
-  for (const path of ['/', '/dataset?q=rivers', `/dataset/${fx.hostile.name}`, `/organization/${fx.org}`, '/login']) {
+  const resource = `/dataset/${fx.open.name}/resource/${fx.csv.id}`;
+  for (const path of [
+    '/',
+    '/dataset?q=rivers',
+    `/dataset/${fx.hostile.name}`,
+    `/organization/${fx.org}`,
+    '/login',
+    resource,
+    `${resource}/query?sql=SELECT+*+FROM+data`,
+  ]) {
     await page.goto(path);
     t.deepEqual(await seriousViolations(page), [], path);
   }
@@ -128,5 +138,89 @@ test('axe-core finds no serious accessibility violation on the main pages', asyn
     await page.goto('/dataset?q=rivers');
     t.deepEqual(await seriousViolations(page), [], `search, ${scheme}`);
   }
+  await close();
+});
+
+test('publishing: log in, create a draft, see what publishing lacks, upload a CSV with progress, watch the pipeline, publish, find it', async (t) => {
+  const { page, errors, close } = await newPage();
+  const editor = fx.people.outsider; // an editor of the other organization
+  await page.goto('/dataset/new');
+  await page.waitForURL(/\/login\?next=%2Fdataset%2Fnew/);
+  await page.getByLabel('Username or email').fill(editor.username);
+  await page.getByLabel('Password').fill(editor.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/dataset/new');
+
+  await page.getByLabel('Title', { exact: true }).fill('Browser-made river gauges');
+  await page.getByLabel('URL name').fill('webb-browser-gauges');
+  await page.getByLabel('Organization', { exact: true }).selectOption(fx.otherOrg);
+  await page.getByRole('button', { name: 'Create draft' }).click();
+  await page.waitForURL('**/dataset/webb-browser-gauges/edit');
+
+  await page.getByRole('button', { name: 'Publish' }).click();
+  t.regex((await page.locator('#licenseId-error').textContent())!, /required to publish/, 'the missing license is named next to its field');
+  t.is(await page.getByLabel('License', { exact: true }).getAttribute('aria-describedby'), 'licenseId-error');
+
+  await page.getByLabel('License', { exact: true }).selectOption('cc-by-4.0');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await page.waitForURL('**/dataset/webb-browser-gauges/edit');
+
+  const statuses: string[] = [];
+  await page.exposeFunction('reportUploadStatus', (text: string) => statuses.push(text));
+  await page.evaluate(() => {
+    const status = document.querySelector('#upload-status')!;
+    new MutationObserver(() =>
+      (window as unknown as { reportUploadStatus: (s: string) => void }).reportUploadStatus(status.textContent ?? ''),
+    ).observe(status, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+  });
+  const rows = Array.from({ length: 20_000 }, (_, i) => `${i},${(i % 97) / 10},gauge-${i % 13}`).join('\n');
+  await page
+    .getByLabel('File', { exact: true })
+    .setInputFiles({ name: 'gauges.csv', mimeType: 'text/csv', buffer: Buffer.from(`id,level,gauge\n${rows}\n`) });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.waitForURL(/\/dataset\/webb-browser-gauges\/resource\//);
+  t.true(statuses.includes('Uploading: 100%'), `the progress bar followed the transfer: ${statuses.join(' | ')}`);
+
+  for (let i = 0; i < 120 && !(await page.content()).includes('Processing: succeeded'); i++) {
+    await page.waitForTimeout(500);
+    await page.reload();
+  }
+  t.true(
+    (await page.content()).includes('Processing: succeeded'),
+    `the pipeline steps reach the end: ${await page.locator('main').textContent()}`,
+  );
+  t.is(await page.getByRole('heading', { name: /^3 columns, 20000 rows/ }).count(), 1);
+
+  await page.goto('/dataset/webb-browser-gauges/edit');
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.waitForURL('**/dataset/webb-browser-gauges');
+  t.deepEqual(errors, []);
+  await close();
+
+  const visitor = await newPage();
+  await visitor.page.goto('/dataset?q=gauges');
+  t.is(await visitor.page.getByRole('link', { name: 'Browser-made river gauges' }).count(), 1, 'found by search once published');
+  await visitor.close();
+});
+
+test('search → dataset → resource table → SQL query → CSV download, in the browser', async (t) => {
+  const { page, errors, close } = await newPage();
+  await page.goto('/dataset?q=gauging');
+  await page.getByRole('link', { name: `Title of ${fx.open.name}` }).click();
+  await page.getByRole('link', { name: 'stations.csv' }).click();
+  await page.getByRole('link', { name: 'Query with SQL' }).click();
+  await page.getByLabel('SQL').fill('SELECT river, SUM(level) AS total FROM data GROUP BY river ORDER BY river');
+  await page.getByRole('button', { name: 'Run query' }).click();
+  await page.getByRole('heading', { name: /^3 rows/ }).waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download as CSV' }).click()]);
+  const stream = await download.createReadStream();
+  let text = '';
+  for await (const chunk of stream) text += chunk;
+  t.is(text, 'river,total\r\nSevern,1.25\r\nThames,0.5\r\nTrent,2.75\r\n');
+  t.deepEqual(errors, []);
   await close();
 });

@@ -193,3 +193,22 @@ test('a private dataset’s resource page, console and CSV are 404 for anonymous
   }
   t.is((await page(`/dataset/${fx.secret.name}/resource/${secret}`, { cookie: fx.people.member.cookie })).status, 200);
 });
+
+test('publishing pages: anonymous visitors are sent to log in; a draft form without its CSRF token is refused', async (t) => {
+  const reply = await page('/dataset/new');
+  t.is(reply.status, 302);
+  t.is(reply.headers.get('location'), '/login?next=%2Fdataset%2Fnew');
+  const refused = await fetch(`${fx.app.url}/dataset/new`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: fx.people.outsider.cookie, Origin: fx.app.url },
+    body: new URLSearchParams({ title: 'Sneaky', name: 'webp-sneaky', ownerOrg: fx.otherOrg }),
+  });
+  t.is(refused.status, 403);
+  t.is(
+    (await fx.app.api.get('/api/v1/packages/webp-sneaky?state=draft', { token: fx.people.outsider.token })).status,
+    404,
+    'nothing was created',
+  );
+  t.is((await page(`/dataset/${fx.draft.name}/edit`, { cookie: fx.people.outsider.cookie })).status, 404, 'another organization’s draft');
+});

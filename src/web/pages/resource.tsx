@@ -32,7 +32,7 @@ function PipelineSteps(props: { pipeline: PipelineView }) {
   if (pipeline.status === 'none') return null;
   return (
     <section aria-labelledby="pipeline-heading" class="pipeline">
-      <h2 id="pipeline-heading">Processing: {pipeline.status}</h2>
+      <h2 id="pipeline-heading">{`Processing: ${pipeline.status}`}</h2>
       <ol class="steps">
         {pipeline.steps.map((step) => (
           <li class={`step ${step.status}`}>

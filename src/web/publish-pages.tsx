@@ -1,0 +1,191 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { DatasetFields, ResourceBody } from '../api/v1/packages/schema.ts';
+import { createDraft, getDataset, publishDataset, updateDataset } from '../domain/datasets/lifecycle.ts';
+import { DomainError, validationFailed, type FieldError } from '../domain/errors.ts';
+import { listGroups, myOrganizations } from '../domain/groups/groups.ts';
+import { addResource } from '../domain/resources/resources.ts';
+import { fieldErrors } from '../http/validate.ts';
+import type { Services } from '../services.ts';
+import { checkCsrf } from './csrf.ts';
+import { readForm } from './form.ts';
+import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption } from './pages/dataset-form.tsx';
+import type { DatasetDetail } from './pages/types.ts';
+import { sendPage } from './render.ts';
+
+const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false };
+
+/** A page for logged-in people: everyone else is sent to log in first, and back here after. */
+function loggedIn(ctx: Context): boolean {
+  if (actorOf(ctx).userId) return true;
+  ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
+  return false;
+}
+
+/** The organizations the caller may publish in: their own, or every one for a sysadmin. */
+async function orgOptions(ctx: Context): Promise<OrgOption[]> {
+  const actor = actorOf(ctx);
+  const req = { offset: 0, limit: 100 };
+  const orgs = actor.sysadmin
+    ? (await listGroups(domainOf(ctx), actor, 'organization', {}, req)).results
+    : (await myOrganizations(domainOf(ctx), actor, req)).results.filter((o) => o.role !== 'member');
+  return orgs.map((o) => ({ name: o.name, title: o.title }));
+}
+
+const valuesOf = (form: URLSearchParams): FormValues => ({
+  name: form.get('name')?.trim() ?? '',
+  title: form.get('title')?.trim() ?? '',
+  notes: form.get('notes') ?? '',
+  ownerOrg: form.get('ownerOrg') ?? '',
+  licenseId: form.get('licenseId') ?? '',
+  tags: form.get('tags') ?? '',
+  private: form.get('private') === 'true',
+});
+
+const valuesOfDataset = (d: DatasetDetail): FormValues => ({
+  name: d.name,
+  title: d.title ?? '',
+  notes: d.notes ?? '',
+  ownerOrg: d.organization?.name ?? '',
+  licenseId: d.licenseId ?? '',
+  tags: d.tags.join(', '),
+  private: d.private,
+});
+
+/** The form as the API's body, checked by the API's own schema: an empty field clears it, an empty name keeps the one there is. */
+function inputOf(values: FormValues) {
+  const orNull = (value: string) => (value.trim() === '' ? null : value);
+  const parsed = DatasetFields.safeParse({
+    ...(values.name ? { name: values.name } : {}),
+    title: orNull(values.title),
+    notes: orNull(values.notes),
+    ownerOrg: orNull(values.ownerOrg),
+    licenseId: orNull(values.licenseId),
+    private: values.private,
+    tags: values.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  });
+  if (!parsed.success) throw validationFailed(fieldErrors(parsed.error), 'Some fields need attention.');
+  return parsed.data;
+}
+
+const fieldErrorsOf = (err: unknown): FieldError[] | null =>
+  err instanceof DomainError && err.errors?.length && ['validation_failed', 'publish_requirements_missing', 'conflict'].includes(err.code)
+    ? err.errors
+    : err instanceof DomainError && err.code === 'conflict'
+      ? [{ path: 'name', message: err.message }]
+      : null;
+
+const editPath = (name: string) => `/dataset/${encodeURIComponent(name)}/edit`;
+
+/** Creating a draft, editing it, adding its resources and publishing it, in pages. */
+export function mountPublishPages(router: Router, services: Services) {
+  router.get(
+    '/dataset/new',
+    page(services, async (ctx) => {
+      if (!loggedIn(ctx)) return;
+      const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
+      sendPage(ctx, <NewDatasetPage frame={frame} values={EMPTY} errors={[]} orgs={orgs} />);
+    }),
+  );
+
+  router.post(
+    '/dataset/new',
+    page(services, async (ctx) => {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form);
+      if (!loggedIn(ctx)) return;
+      const values = valuesOf(form);
+      try {
+        const draft = await createDraft(domainOf(ctx), actorOf(ctx), inputOf(values));
+        ctx.redirect(editPath(draft.name));
+      } catch (err) {
+        const errors = fieldErrorsOf(err);
+        if (!errors) throw err;
+        const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
+        sendPage(ctx, <NewDatasetPage frame={frame} values={values} errors={errors} orgs={orgs} />, (err as DomainError).status);
+      }
+    }),
+  );
+
+  /** The draft page, with the form's values and errors when a post failed. */
+  const showDraft = async (ctx: Context, draft: DatasetDetail, values: FormValues, errors: FieldError[], status = 200) => {
+    const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
+    sendPage(ctx, <EditDatasetPage frame={frame} dataset={draft} values={values} errors={errors} orgs={orgs} />, status);
+  };
+  const loadDraft = (ctx: Context) => getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
+
+  router.get(
+    '/dataset/:name/edit',
+    page(services, async (ctx) => {
+      if (!loggedIn(ctx)) return;
+      const draft = await loadDraft(ctx);
+      await showDraft(ctx, draft, valuesOfDataset(draft), []);
+    }),
+  );
+
+  router.post(
+    '/dataset/:name/edit',
+    page(services, async (ctx) => {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form);
+      if (!loggedIn(ctx)) return;
+      const draft = await loadDraft(ctx);
+      const values = valuesOf(form);
+      try {
+        const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, inputOf(values));
+        ctx.redirect(editPath(saved.name));
+      } catch (err) {
+        const errors = fieldErrorsOf(err);
+        if (!errors) throw err;
+        await showDraft(ctx, draft, values, errors, (err as DomainError).status);
+      }
+    }),
+  );
+
+  router.post(
+    '/dataset/:name/resources',
+    page(services, async (ctx) => {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form);
+      if (!loggedIn(ctx)) return;
+      const draft = await loadDraft(ctx);
+      const parsed = ResourceBody.safeParse({
+        urlType: 'link',
+        url: form.get('url') || null,
+        name: form.get('name') || null,
+        format: form.get('format') || null,
+      });
+      try {
+        if (!parsed.success) throw validationFailed(fieldErrors(parsed.error, 'resource'), 'The link needs attention.');
+        await addResource(domainOf(ctx), actorOf(ctx), draft.id, parsed.data);
+        ctx.redirect(editPath(draft.name));
+      } catch (err) {
+        const errors = fieldErrorsOf(err);
+        if (!errors) throw err;
+        await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+      }
+    }),
+  );
+
+  router.post(
+    '/dataset/:name/publish',
+    page(services, async (ctx) => {
+      const form = await readForm(ctx);
+      checkCsrf(ctx, form);
+      if (!loggedIn(ctx)) return;
+      const draft = await loadDraft(ctx);
+      try {
+        const published = await publishDataset(domainOf(ctx), actorOf(ctx), draft.id);
+        ctx.redirect(`/dataset/${encodeURIComponent(published.name)}`);
+      } catch (err) {
+        const errors = fieldErrorsOf(err);
+        if (!errors) throw err;
+        await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+      }
+    }),
+  );
+}
