@@ -18,6 +18,7 @@ import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
 import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { mountAccountPages } from './account-pages.tsx';
 import { mountPublishPages } from './publish-pages.tsx';
 import { mountResourcePages } from './resource-pages.tsx';
 import { contentSecurityPolicy, sendPage } from './render.ts';
@@ -152,6 +153,7 @@ export function webRouter(services: Services) {
   }
 
   mountResourcePages(router, services);
+  mountAccountPages(router, services);
 
   router.get(
     '/login',

@@ -5,6 +5,8 @@ export interface PageFrame {
   /** The caller's name when logged in. */
   user: string | null;
   csrf: string;
+  /** Whether a visitor may create an account. */
+  registration: boolean;
   /** The query in the header's search box. */
   q?: string;
 }
@@ -52,9 +54,14 @@ export function Layout(props: { frame: PageFrame; title: string; json?: string; 
                 <a href="/group">Categories</a>
               </li>
               {frame.user && (
-                <li>
-                  <a href="/dataset/new">New dataset</a>
-                </li>
+                <>
+                  <li>
+                    <a href="/dataset/new">New dataset</a>
+                  </li>
+                  <li>
+                    <a href="/account/tokens">API tokens</a>
+                  </li>
+                </>
               )}
               {frame.user ? (
                 <li>
@@ -64,9 +71,16 @@ export function Layout(props: { frame: PageFrame; title: string; json?: string; 
                   </form>
                 </li>
               ) : (
-                <li>
-                  <a href="/login">Log in</a>
-                </li>
+                <>
+                  <li>
+                    <a href="/login">Log in</a>
+                  </li>
+                  {frame.registration && (
+                    <li>
+                      <a href="/register">Register</a>
+                    </li>
+                  )}
+                </>
               )}
             </ul>
           </nav>

@@ -16,7 +16,12 @@ export const actorOf = (ctx: Context) => ctx.state.actor as Actor;
 export async function frameOf(ctx: Context, services: Services): Promise<PageFrame> {
   const actor = actorOf(ctx);
   const me = actor.userId ? await getMe(domainOf(ctx), actor) : null;
-  return { siteName: services.config.site.name, user: me ? (me.displayName ?? me.username) : null, csrf: csrfToken(ctx) };
+  return {
+    siteName: services.config.site.name,
+    user: me ? (me.displayName ?? me.username) : null,
+    csrf: csrfToken(ctx),
+    registration: services.config.site.registrationEnabled,
+  };
 }
 
 /** A page's failure as a page: the status and words of the API's problem, never a stack. */

@@ -212,3 +212,55 @@ test('publishing pages: anonymous visitors are sent to log in; a draft form with
   );
   t.is((await page(`/dataset/${fx.draft.name}/edit`, { cookie: fx.people.outsider.cookie })).status, 404, 'another organization’s draft');
 });
+
+/** A browser's form post: this browser's CSRF cookie and token, its session, this site as Origin. */
+async function formSession(cookie = '') {
+  const form = await page('/login', { cookie });
+  const token = /name="_csrf" value="([^"]+)"/.exec(form.text)![1]!;
+  const csrf = form.headers.get('set-cookie')?.split(';')[0];
+  const jar = [cookie, csrf].filter(Boolean).join('; ');
+  const post = (path: string, fields: Record<string, string>) =>
+    fetch(fx.app.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: jar, Origin: fx.app.url },
+      body: new URLSearchParams({ _csrf: token, ...fields }),
+    });
+  return { post, jar };
+}
+
+test('my API tokens: created once-shown, usable at once, listed without its secret, revoked for good', async (t) => {
+  const me = fx.people.member;
+  const { post, jar } = await formSession(me.cookie);
+  const created = await post('/account/tokens', { name: 'my script', expiresInDays: '30' });
+  t.is(created.status, 201);
+  t.is(created.headers.get('cache-control'), 'private, no-store');
+  const html = await created.text();
+  const secret = /id="new-token" readonly value="([^"]+)"/i.exec(html)?.[1];
+  t.truthy(secret, 'the secret is on the page that made it');
+  t.is((await fx.app.api.get('/api/v1/users/me', { token: secret! })).body.username, me.username);
+  const list = await page('/account/tokens', { cookie: jar });
+  t.true(list.text.includes('my script'));
+  t.false(list.text.includes(secret!), 'never shown again');
+  const id = /action="\/account\/tokens\/([^"/]+)\/revoke"/.exec(list.text.slice(list.text.indexOf('my script')))![1]!;
+  t.is((await post(`/account/tokens/${id}/revoke`, {})).status, 302);
+  t.is((await fx.app.api.get('/api/v1/users/me', { token: secret! })).status, 401, 'revoked at once');
+  t.is((await page('/account/tokens')).status, 302, 'anonymous visitors are sent to log in');
+});
+
+test('registration through the form logs the new account in; a taken name is said next to its field', async (t) => {
+  const { post } = await formSession();
+  const made = await post('/register', { username: 'webp-newcomer', email: 'webp-newcomer@example.org', password: 'a-long-password' });
+  t.is(made.status, 302);
+  const cookie = made.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  t.true((await page('/', { cookie })).text.includes('Log out webp-newcomer'));
+  const again = await post('/register', { username: 'webp-newcomer', email: 'other@example.org', password: 'a-long-password' });
+  t.is(again.status, 409);
+  t.regex(await again.text(), /id="username-error"/);
+  const short = await post('/register', { username: 'webp-short', email: 'short@example.org', password: 'short' });
+  t.is(short.status, 422);
+  t.regex(await short.text(), /id="password-error">[^<]*8 characters/);
+});

@@ -13,7 +13,7 @@ const TokenRecord = z
   })
   .meta({ id: 'ApiToken' });
 
-const CreateTokenBody = z.strictObject({
+export const CreateTokenBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
   expiresInDays: z.number().int('must be a whole number of days').min(1).max(365).default(90),
 });
