@@ -11,18 +11,12 @@ import { fieldErrors } from '../http/validate.ts';
 import type { Services } from '../services.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
-import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, loggedIn, page } from './page-context.tsx';
 import { RegisterPage, type RegisterValues } from './pages/register.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { sendPage } from './render.ts';
 
 const TOKENS_SHOWN = { offset: 0, limit: 100 };
-
-function loggedIn(ctx: Context): boolean {
-  if (actorOf(ctx).userId) return true;
-  ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
-  return false;
-}
 
 /** Registration (while the site allows it) and the caller's API tokens. */
 export function mountAccountPages(router: Router, services: Services) {

@@ -9,19 +9,12 @@ import { fieldErrors } from '../http/validate.ts';
 import type { Services } from '../services.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
-import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, loggedIn, page } from './page-context.tsx';
 import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption } from './pages/dataset-form.tsx';
 import type { DatasetDetail } from './pages/types.ts';
 import { sendPage } from './render.ts';
 
 const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false };
-
-/** A page for logged-in people: everyone else is sent to log in first, and back here after. */
-function loggedIn(ctx: Context): boolean {
-  if (actorOf(ctx).userId) return true;
-  ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
-  return false;
-}
 
 /** The organizations the caller may publish in: their own, or every one for a sysadmin. */
 async function orgOptions(ctx: Context): Promise<OrgOption[]> {
@@ -72,12 +65,13 @@ function inputOf(values: FormValues) {
   return parsed.data;
 }
 
-const fieldErrorsOf = (err: unknown): FieldError[] | null =>
-  err instanceof DomainError && err.errors?.length && ['validation_failed', 'publish_requirements_missing', 'conflict'].includes(err.code)
-    ? err.errors
-    : err instanceof DomainError && err.code === 'conflict'
-      ? [{ path: 'name', message: err.message }]
-      : null;
+/** What a failed form post says about its fields; null for a failure that is not the form's (it becomes the error page). */
+function fieldErrorsOf(err: unknown): FieldError[] | null {
+  if (!(err instanceof DomainError)) return null;
+  if (err.errors?.length) return err.errors;
+  // A taken name is the one conflict a dataset's own fields can cause.
+  return err.code === 'conflict' ? [{ path: 'name', message: err.message }] : null;
+}
 
 const editPath = (name: string) => `/dataset/${encodeURIComponent(name)}/edit`;
 
