@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import { login } from '../domain/auth/login.ts';
 import { closeSession } from '../domain/auth/sessions.ts';
+import { mayEditDataset } from '../domain/datasets/access.ts';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -108,9 +109,10 @@ export function webRouter(services: Services) {
   router.get(
     '/dataset/:name',
     page(services, async (ctx) => {
-      const [frame, dataset] = await Promise.all([
+      const [frame, dataset, editable] = await Promise.all([
         frameOf(ctx, services),
         getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false }),
+        mayEditDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!),
       ]);
       // The feeds describe public, active datasets only; a private one's page carries none of their links.
       const site = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
@@ -119,7 +121,7 @@ export function webRouter(services: Services) {
           ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] })
           : null;
       const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
-      sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} />);
+      sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} editable={editable} />);
     }),
   );
 

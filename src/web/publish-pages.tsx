@@ -46,6 +46,20 @@ const valuesOfDataset = (d: DatasetDetail): FormValues => ({
   private: d.private,
 });
 
+/**
+ * What the form does not show, as the dataset has it: a published dataset's update replaces every field
+ * (PUT), so these go along unchanged.
+ */
+const keptFields = (d: DatasetDetail) => ({
+  author: d.author,
+  authorEmail: d.authorEmail,
+  maintainer: d.maintainer,
+  maintainerEmail: d.maintainerEmail,
+  version: d.version,
+  url: d.url,
+  groups: d.groups.map((g) => g.name),
+});
+
 /** The form as the API's body, checked by the API's own schema: an empty field clears it, an empty name keeps the one there is. */
 function inputOf(values: FormValues) {
   const orNull = (value: string) => (value.trim() === '' ? null : value);
@@ -110,7 +124,15 @@ export function mountPublishPages(router: Router, services: Services) {
     const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
     sendPage(ctx, <EditDatasetPage frame={frame} dataset={draft} values={values} errors={errors} orgs={orgs} />, status);
   };
-  const loadDraft = (ctx: Context) => getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
+  /** A draft, else a published dataset: the page edits both (the update's policy decides who may). */
+  const loadDraft = async (ctx: Context) => {
+    try {
+      return await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'not_found')) throw err;
+      return getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
+    }
+  };
 
   router.get(
     '/dataset/:name/edit',
@@ -130,8 +152,8 @@ export function mountPublishPages(router: Router, services: Services) {
       const draft = await loadDraft(ctx);
       const values = valuesOf(form);
       try {
-        const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, inputOf(values));
-        ctx.redirect(editPath(saved.name));
+        const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, { ...keptFields(draft), ...inputOf(values) });
+        ctx.redirect(saved.state === 'active' ? `/dataset/${encodeURIComponent(saved.name)}` : editPath(saved.name));
       } catch (err) {
         const errors = fieldErrorsOf(err);
         if (!errors) throw err;

@@ -264,3 +264,34 @@ test('registration through the form logs the new account in; a taken name is sai
   t.is(short.status, 422);
   t.regex(await short.text(), /id="password-error">[^<]*8 characters/);
 });
+
+test('editing a published dataset in its page changes the form’s fields and keeps the others', async (t) => {
+  const editor = fx.people.outsider;
+  const made = await fx.app.api.post(
+    '/api/v1/packages',
+    { name: 'webp-editable', title: 'Before', ownerOrg: fx.otherOrg, licenseId: 'cc-by-4.0', author: 'Ada', version: '1.2', tags: ['old'] },
+    { token: editor.token },
+  );
+  t.is(made.status, 201, made.text);
+  t.true((await page('/dataset/webp-editable', { cookie: editor.cookie })).text.includes('href="/dataset/webp-editable/edit"'));
+  t.false((await page('/dataset/webp-editable', { cookie: fx.people.member.cookie })).text.includes('/edit"'), 'no edit link for others');
+  const { post } = await formSession(editor.cookie);
+  const saved = await post('/dataset/webp-editable/edit', {
+    name: 'webp-editable',
+    title: 'After',
+    notes: '',
+    ownerOrg: fx.otherOrg,
+    licenseId: 'cc-by-4.0',
+    tags: 'new, newer',
+  });
+  t.is(saved.status, 302);
+  t.is(saved.headers.get('location'), '/dataset/webp-editable');
+  const record = (await fx.app.api.get('/api/v1/packages/webp-editable')).body;
+  t.like(record, { title: 'After', author: 'Ada', version: '1.2', state: 'active' });
+  t.deepEqual(record.tags, ['new', 'newer']);
+  // A public dataset is seen by anyone, and edited only by its organization's editors.
+  const other = await formSession(fx.people.member.cookie);
+  const hijack = await other.post('/dataset/webp-editable/edit', { title: 'Hijack', ownerOrg: fx.otherOrg, licenseId: 'cc-by-4.0' });
+  t.is(hijack.status, 403);
+  t.is((await fx.app.api.get('/api/v1/packages/webp-editable')).body.title, 'After');
+});

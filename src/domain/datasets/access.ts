@@ -44,3 +44,14 @@ export async function loadVisibleDataset(
   if (!can(actor, 'dataset:read', subject)) throw notFound('Dataset');
   return { dataset, subject, roles };
 }
+
+/** Whether the actor may edit the dataset: what a page asks before it offers an edit link. */
+export async function mayEditDataset(ctx: DomainContext, actor: Actor, nameOrId: string): Promise<boolean> {
+  if (actor.userId === null) return false;
+  try {
+    const { subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['draft', 'active'], ['ownerOrg']);
+    return can(actor, 'dataset:edit', subject);
+  } catch {
+    return false;
+  }
+}

@@ -120,7 +120,7 @@ function ErrorSummary(props: { errors: FieldError[] }) {
 }
 
 /**
- * GET /dataset/{name}/edit: a draft's fields, its resources (a link, or a file uploaded straight to
+ * GET /dataset/{name}/edit: a dataset's fields (a draft's, or a published one's), its resources (a link, or a file uploaded straight to
  * storage with a progress bar), and the publish button with what is missing named next to its field.
  */
 export function EditDatasetPage(props: {
@@ -132,20 +132,23 @@ export function EditDatasetPage(props: {
 }) {
   const d = props.dataset;
   const base = `/dataset/${encodeURIComponent(d.name)}`;
+  const draft = d.state === 'draft';
   return (
     <Layout frame={props.frame} title={`Edit ${d.title || d.name}`}>
-      <nav aria-label="Breadcrumb" class="breadcrumb">
-        <a href="/dataset/new">New dataset</a>
-      </nav>
+      {!draft && (
+        <nav aria-label="Breadcrumb" class="breadcrumb">
+          <a href={base}>{d.title || d.name}</a>
+        </nav>
+      )}
       <h1>
         {d.title || d.name}
-        <span class="badge">Draft</span>
+        {draft && <span class="badge">Draft</span>}
       </h1>
       {props.errors.length > 0 && <ErrorSummary errors={props.errors} />}
       <form method="post" action={`${base}/edit`} class="form" id="fields-form">
         <input type="hidden" name="_csrf" value={props.frame.csrf} />
         <Fields values={props.values} errors={props.errors} orgs={props.orgs} />
-        <button type="submit">Save draft</button>
+        <button type="submit">{draft ? 'Save draft' : 'Save'}</button>
       </form>
 
       <section aria-labelledby="resources-heading">
@@ -190,14 +193,16 @@ export function EditDatasetPage(props: {
         </div>
       </section>
 
-      <section aria-labelledby="publish-heading">
-        <h2 id="publish-heading">Publish</h2>
-        <p class="muted">Publishing needs a URL name, an organization and a license; then anyone who may see it finds it.</p>
-        <form method="post" action={`${base}/publish`} class="form">
-          <input type="hidden" name="_csrf" value={props.frame.csrf} />
-          <button type="submit">Publish</button>
-        </form>
-      </section>
+      {draft && (
+        <section aria-labelledby="publish-heading">
+          <h2 id="publish-heading">Publish</h2>
+          <p class="muted">Publishing needs a URL name, an organization and a license; then anyone who may see it finds it.</p>
+          <form method="post" action={`${base}/publish`} class="form">
+            <input type="hidden" name="_csrf" value={props.frame.csrf} />
+            <button type="submit">Publish</button>
+          </form>
+        </section>
+      )}
       <script type="module" src="/static/upload.js" />
     </Layout>
   );

@@ -42,7 +42,13 @@ function ResourceRow(props: { dataset: DatasetDetail; resource: Resource }) {
 }
 
 /** GET /dataset/{name}: the dataset for people, with its JSON and RDF twins one click away. */
-export function DatasetPageView(props: { frame: PageFrame; dataset: DatasetDetail; notesHtml: string | null; jsonLd: string | null }) {
+export function DatasetPageView(props: {
+  frame: PageFrame;
+  dataset: DatasetDetail;
+  notesHtml: string | null;
+  jsonLd: string | null;
+  editable: boolean;
+}) {
   const d = props.dataset;
   const license = licenseFor(d.licenseId);
   const title = d.title || d.name;
@@ -70,6 +76,13 @@ export function DatasetPageView(props: { frame: PageFrame; dataset: DatasetDetai
           {d.private && <span class="badge">Private</span>}
           {d.state !== 'active' && <span class="badge">{d.state === 'draft' ? 'Draft' : 'Deleted'}</span>}
         </h1>
+        {props.editable && d.state === 'active' && (
+          <p class="actions">
+            <a class="button secondary" href={`/dataset/${encodeURIComponent(d.name)}/edit`}>
+              Edit
+            </a>
+          </p>
+        )}
         <div class="dataset-layout">
           <div>
             {props.notesHtml ? (
