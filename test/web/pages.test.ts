@@ -295,3 +295,32 @@ test('editing a published dataset in its page changes the form’s fields and ke
   t.is(hijack.status, 403);
   t.is((await fx.app.api.get('/api/v1/packages/webp-editable')).body.title, 'After');
 });
+
+test('a text file’s resource page shows its start as text, escaped', async (t) => {
+  const admin = fx.app.sysadmin;
+  const made = await fx.app.api.post(
+    '/api/v1/packages',
+    {
+      name: 'webp-readme',
+      ownerOrg: fx.otherOrg,
+      licenseId: 'cc-by-4.0',
+      resources: [{ name: 'README.txt', urlType: 'upload', format: 'TXT' }],
+    },
+    admin,
+  );
+  const id = made.body.resources[0].id as string;
+  const text = 'Station notes.\nGauges <b>moved</b> in 2021 & recalibrated.\n';
+  const uploaded = await fetch(`${fx.app.url}/api/v1/resources/${id}/upload`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/plain' },
+    body: text,
+  });
+  t.is(uploaded.status, 200);
+  const done = async () => ['succeeded', 'failed'].includes((await fx.app.api.get(`/api/v1/resources/${id}/pipeline-status`)).body.status);
+  for (let i = 0; i < 400 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
+  const reply = await page(`/dataset/webp-readme/resource/${id}`);
+  t.is(reply.status, 200);
+  t.true(reply.text.includes('Text preview'));
+  t.true(reply.text.includes('Gauges &lt;b>moved&lt;/b> in 2021 &amp; recalibrated.'), 'the file’s text, as text');
+  t.false(reply.text.includes('Query with SQL'), 'not a table');
+});
