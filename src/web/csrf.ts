@@ -21,8 +21,9 @@ export function csrfToken(ctx: Context): string {
 
 /** Refuses a form whose hidden token is missing or is not this browser's. */
 export function checkCsrf(ctx: Context, form: URLSearchParams) {
-  const cookie = (ctx.state.csrfToken as string | undefined) ?? ctx.cookies.get(COOKIE) ?? '';
-  const sent = form.get('_csrf') ?? '';
-  const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(Buffer.from(sent), Buffer.from(cookie));
+  const cookie = Buffer.from((ctx.state.csrfToken as string | undefined) ?? ctx.cookies.get(COOKIE) ?? '');
+  const sent = Buffer.from(form.get('_csrf') ?? '');
+  // Compared as bytes: a token of as many characters but more bytes must be refused, not throw.
+  const ok = cookie.length > 0 && sent.length === cookie.length && timingSafeEqual(sent, cookie);
   if (!ok) throw forbidden('The form has expired or did not come from this site: reload the page and send it again.');
 }

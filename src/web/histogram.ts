@@ -16,12 +16,13 @@ export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}
  */
 export function histogramSql(columns: NumericColumn[]): string | null {
   const parts = columns.flatMap((column, index) => {
-    const width = column.max - column.min;
-    if (!Number.isFinite(width) || width <= 0) return [];
+    const bin = (column.max - column.min) / BINS;
+    if (!Number.isFinite(bin) || bin <= 0) return [];
     const value = `cast(${quoteIdentifier(column.name)} as double)`;
+    // NaN and ±Infinity have no bin (the schema's min and max leave them out too).
     return [
-      `select ${index} as c, least(${BINS - 1}, cast(floor((${value} - ${column.min}) / ${width / BINS}) as integer)) as b, count(*) as n ` +
-        `from data where ${value} is not null group by all`,
+      `select ${index} as c, greatest(0, least(${BINS - 1}, cast(floor((${value} - ${column.min}) / ${bin}) as integer))) as b, count(*) as n ` +
+        `from data where isfinite(${value}) group by all`,
     ];
   });
   return parts.length ? parts.join(' union all ') : null;

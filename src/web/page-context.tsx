@@ -44,6 +44,6 @@ export function page(services: Services, handler: (ctx: Context) => Promise<void
 /** A page for logged-in people: everyone else is sent to log in first, and back here after. */
 export function loggedIn(ctx: Context): boolean {
   if (actorOf(ctx).userId) return true;
-  ctx.redirect(`/login?next=${encodeURIComponent(ctx.path)}`);
+  ctx.redirect(`/login?next=${encodeURIComponent(ctx.url)}`);
   return false;
 }

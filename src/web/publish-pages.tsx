@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { DatasetFields, ResourceBody } from '../api/v1/packages/schema.ts';
+import { mayEditDataset } from '../domain/datasets/access.ts';
 import { createDraft, getDataset, publishDataset, updateDataset } from '../domain/datasets/lifecycle.ts';
-import { DomainError, validationFailed, type FieldError } from '../domain/errors.ts';
+import { DomainError, forbidden, validationFailed, type FieldError } from '../domain/errors.ts';
 import { listGroups, myOrganizations } from '../domain/groups/groups.ts';
 import { addResource } from '../domain/resources/resources.ts';
 import { fieldErrors } from '../http/validate.ts';
@@ -124,14 +125,21 @@ export function mountPublishPages(router: Router, services: Services) {
     const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
     sendPage(ctx, <EditDatasetPage frame={frame} dataset={draft} values={values} errors={errors} orgs={orgs} />, status);
   };
-  /** A draft, else a published dataset: the page edits both (the update's policy decides who may). */
+  /**
+   * A draft, else a published dataset, that the caller may edit: the page edits both. Someone who may see
+   * it but not edit it is refused here rather than shown a form that cannot be saved.
+   */
   const loadDraft = async (ctx: Context) => {
+    let dataset: DatasetDetail;
     try {
-      return await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
+      dataset = await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: true });
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'not_found')) throw err;
-      return getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
+      dataset = await getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false });
     }
+    if (!(await mayEditDataset(domainOf(ctx), actorOf(ctx), dataset.id)))
+      throw forbidden('Only editors of its organization may edit this dataset.');
+    return dataset;
   };
 
   router.get(

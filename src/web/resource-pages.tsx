@@ -36,22 +36,23 @@ async function loadPair(ctx: Context) {
 }
 
 /**
- * How long a page waits for the caller's other query (another tab, a shared address): no query runs
+ * How long a page waits for the caller's other queries (another tab, a shared address): no query runs
  * longer than its timeout.
  */
 const BUSY_WAIT_MS = QUERY_LIMITS.timeoutMs + 1_000;
 
 /**
  * A query of the page, under the API's one-at-a-time rule per caller; where the API answers 429 at once,
- * a page waits a little for the other query to end, as a person reloading would.
+ * a page waits for the other query to end, as a person reloading would, until `deadline` or until the
+ * browser has gone.
  */
-async function runQuery(ctx: Context, resourceId: string, sql: string): Promise<QueryOutcome> {
-  const deadline = Date.now() + BUSY_WAIT_MS;
+async function runQuery(ctx: Context, resourceId: string, sql: string, deadline = Date.now() + BUSY_WAIT_MS): Promise<QueryOutcome> {
   for (;;) {
     try {
       return await queryResource(domainOf(ctx), actorOf(ctx), resourceId, sql, queryCaller(actorOf(ctx), ctx.ip));
     } catch (err) {
-      if (!(err instanceof DomainError && err.code === 'query_busy') || Date.now() > deadline) throw err;
+      const waiting = err instanceof DomainError && err.code === 'query_busy' && Date.now() < deadline && !ctx.req.destroyed;
+      if (!waiting) throw err;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -95,14 +96,19 @@ export function mountResourcePages(router: Router, services: Services) {
           .filter((c) => c.stats)
           .map((c) => ({ name: c.name, min: Number(c.stats!.min), max: Number(c.stats!.max) }));
         const sql = histogramSql(numeric);
+        // One query at a time per caller, as in the API: the rows, then the histograms, both within one wait.
+        const deadline = Date.now() + BUSY_WAIT_MS;
         try {
-          // One query at a time per caller, as in the API: the rows, then the histograms.
-          const rows = await runQuery(ctx, resource.id, `SELECT * FROM data LIMIT ${ROWS_PER_PAGE} OFFSET ${offset}`);
+          const rows = await runQuery(ctx, resource.id, `SELECT * FROM data LIMIT ${ROWS_PER_PAGE} OFFSET ${offset}`, deadline);
           preview = { columns: rows.columns, rows: rows.rows, offset, limit: ROWS_PER_PAGE };
-          if (sql) histograms = binsByColumn((await runQuery(ctx, resource.id, sql)).rows, numeric.length);
+          if (sql) histograms = binsByColumn((await runQuery(ctx, resource.id, sql, deadline)).rows, numeric.length);
         } catch (err) {
-          if (!(err instanceof DomainError && err.code === 'query_busy')) throw err;
-          notice = 'Another query of yours is running: reload the page in a moment to see the rows.';
+          // The page stands without them: its columns, steps and links do not depend on a query.
+          if (!(err instanceof DomainError)) throw err;
+          notice =
+            err.code === 'query_busy'
+              ? 'Another query of yours is running: reload the page in a moment to see the rows.'
+              : `The rows could not be read: ${err.message}`;
         }
       }
       const text = schema.queryable ? null : await textStart(ctx, resource.id);

@@ -324,3 +324,43 @@ test('a text file’s resource page shows its start as text, escaped', async (t)
   t.true(reply.text.includes('Gauges &lt;b>moved&lt;/b> in 2021 &amp; recalibrated.'), 'the file’s text, as text');
   t.false(reply.text.includes('Query with SQL'), 'not a table');
 });
+
+test('a float column with NaN and infinities still gets its page, rows and histogram', async (t) => {
+  const admin = fx.app.sysadmin;
+  const made = await fx.app.api.post(
+    '/api/v1/packages',
+    {
+      name: 'webp-odd-floats',
+      ownerOrg: fx.otherOrg,
+      licenseId: 'cc-by-4.0',
+      resources: [{ name: 'odd.csv', urlType: 'upload', format: 'CSV' }],
+    },
+    admin,
+  );
+  const id = made.body.resources[0].id as string;
+  const uploaded = await fetch(`${fx.app.url}/api/v1/resources/${id}/upload`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/csv' },
+    body: 'k,v\n1,nan\n2,inf\n3,2.5\n4,-inf\n5,4.5\n',
+  });
+  t.is(uploaded.status, 200);
+  const queryable = async () => (await fx.app.api.get(`/api/v1/resources/${id}/schema`)).body.queryable === true;
+  for (let i = 0; i < 400 && !(await queryable()); i++) await new Promise((r) => setTimeout(r, 50));
+  const reply = await page(`/dataset/webp-odd-floats/resource/${id}`);
+  t.is(reply.status, 200, reply.text.slice(0, 300));
+  t.true(reply.text.includes('<th scope="row">v</th><td>float</td>'), 'the column is a float one, with its histogram');
+  t.true(reply.text.includes('Rows 1–5'));
+  t.false(reply.text.includes('could not be read'));
+  t.is((reply.text.match(/<rect /g) ?? []).length, 2 * 12);
+});
+
+test('a CSRF token of the right length in characters but not in bytes is refused, not a crash', async (t) => {
+  const form = await page('/login');
+  const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+  const reply = await fetch(`${fx.app.url}/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, Origin: fx.app.url },
+    body: new URLSearchParams({ _csrf: 'é'.repeat(32), username: 'x', password: 'y' }),
+  });
+  t.is(reply.status, 403);
+});

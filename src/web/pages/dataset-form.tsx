@@ -33,6 +33,14 @@ function FieldMessage(props: { id: string; errors: FieldError[] }) {
 const described = (id: string, errors: FieldError[]) =>
   errors.some((e) => e.path === id || e.path.startsWith(`${id}.`)) ? `${id}-error` : undefined;
 
+/**
+ * The choices, with the current value among them even when it is not one of them (a license id from a
+ * harvest, an organization beyond the caller's): saving must never clear a field the form did not show.
+ */
+function withCurrent(options: OrgOption[], current: string): OrgOption[] {
+  return current && !options.some((o) => o.name === current) ? [{ name: current, title: current }, ...options] : options;
+}
+
 /** The dataset's own fields: the same form creates a draft and edits one. */
 function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOption[] }) {
   const { values, errors } = props;
@@ -61,7 +69,7 @@ function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOpti
       <label for="ownerOrg">Organization</label>
       <select id="ownerOrg" name="ownerOrg" aria-describedby={described('ownerOrg', errors)}>
         <option value="">Choose…</option>
-        {props.orgs.map((o) => (
+        {withCurrent(props.orgs, values.ownerOrg).map((o) => (
           <option value={o.name} selected={o.name === values.ownerOrg}>
             {o.title || o.name}
           </option>
@@ -71,8 +79,11 @@ function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOpti
       <label for="licenseId">License</label>
       <select id="licenseId" name="licenseId" aria-describedby={described('licenseId', errors)}>
         <option value="">Choose…</option>
-        {LICENSES.map((l) => (
-          <option value={l.id} selected={l.id === values.licenseId}>
+        {withCurrent(
+          LICENSES.map((l) => ({ name: l.id, title: l.title })),
+          values.licenseId,
+        ).map((l) => (
+          <option value={l.name} selected={l.name === values.licenseId}>
             {l.title}
           </option>
         ))}

@@ -76,7 +76,7 @@ export function DatasetPageView(props: {
           {d.private && <span class="badge">Private</span>}
           {d.state !== 'active' && <span class="badge">{d.state === 'draft' ? 'Draft' : 'Deleted'}</span>}
         </h1>
-        {props.editable && d.state === 'active' && (
+        {props.editable && d.state === 'active' && !d.harvest && (
           <p class="actions">
             <a class="button secondary" href={`/dataset/${encodeURIComponent(d.name)}/edit`}>
               Edit

@@ -1,10 +1,12 @@
-/** A cell as text: null shown as a muted mark, everything else as the API gives it. */
-function Cell(props: { value: unknown }) {
+/** A cell as text: null shown as a muted mark, everything else as the API gives it (big integers as text). */
+function Cell(props: { value: unknown; numeric: boolean }) {
   const { value } = props;
   if (value === null || value === undefined) return <td class="null">null</td>;
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return <td class={typeof value === 'number' ? 'num' : undefined}>{text}</td>;
+  return <td class={props.numeric || typeof value === 'number' ? 'num' : undefined}>{text}</td>;
 }
+
+const NUMERIC_TYPES = new Set(['integer', 'float']);
 
 /** Rows of a query or the preview, as an accessible table with its column headers. */
 export function DataTable(props: {
@@ -31,7 +33,7 @@ export function DataTable(props: {
           {props.rows.map((row) => (
             <tr>
               {props.columns.map((c) => (
-                <Cell value={row[c]} />
+                <Cell value={row[c]} numeric={NUMERIC_TYPES.has(props.types?.get(c) ?? '')} />
               ))}
             </tr>
           ))}
