@@ -1,4 +1,5 @@
 import test from 'ava';
+import { until } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { HOSTILE_TITLE, loadWebFixtures, STATIONS_CSV, type WebFixtures } from './fixtures.ts';
 
@@ -296,28 +297,30 @@ test('editing a published dataset in its page changes the form’s fields and ke
   t.is((await fx.app.api.get('/api/v1/packages/webp-editable')).body.title, 'After');
 });
 
-test('a text file’s resource page shows its start as text, escaped', async (t) => {
+/** A dataset of the other organization with one uploaded file, once its pipeline has finished: the file's id. */
+async function uploadedFile(name: string, file: { name: string; format: string; type: string; body: string }) {
   const admin = fx.app.sysadmin;
   const made = await fx.app.api.post(
     '/api/v1/packages',
-    {
-      name: 'webp-readme',
-      ownerOrg: fx.otherOrg,
-      licenseId: 'cc-by-4.0',
-      resources: [{ name: 'README.txt', urlType: 'upload', format: 'TXT' }],
-    },
+    { name, ownerOrg: fx.otherOrg, licenseId: 'cc-by-4.0', resources: [{ name: file.name, urlType: 'upload', format: file.format }] },
     admin,
   );
   const id = made.body.resources[0].id as string;
-  const text = 'Station notes.\nGauges <b>moved</b> in 2021 & recalibrated.\n';
   const uploaded = await fetch(`${fx.app.url}/api/v1/resources/${id}/upload`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/plain' },
-    body: text,
+    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': file.type },
+    body: file.body,
   });
-  t.is(uploaded.status, 200);
-  const done = async () => ['succeeded', 'failed'].includes((await fx.app.api.get(`/api/v1/resources/${id}/pipeline-status`)).body.status);
-  for (let i = 0; i < 400 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!uploaded.ok) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
+  await until('the pipeline finishes', async () =>
+    ['succeeded', 'failed'].includes((await fx.app.api.get(`/api/v1/resources/${id}/pipeline-status`)).body.status),
+  );
+  return id;
+}
+
+test('a text file’s resource page shows its start as text, escaped', async (t) => {
+  const text = 'Station notes.\nGauges <b>moved</b> in 2021 & recalibrated.\n';
+  const id = await uploadedFile('webp-readme', { name: 'README.txt', format: 'TXT', type: 'text/plain', body: text });
   const reply = await page(`/dataset/webp-readme/resource/${id}`);
   t.is(reply.status, 200);
   t.true(reply.text.includes('Text preview'));
@@ -326,26 +329,8 @@ test('a text file’s resource page shows its start as text, escaped', async (t)
 });
 
 test('a float column with NaN and infinities still gets its page, rows and histogram', async (t) => {
-  const admin = fx.app.sysadmin;
-  const made = await fx.app.api.post(
-    '/api/v1/packages',
-    {
-      name: 'webp-odd-floats',
-      ownerOrg: fx.otherOrg,
-      licenseId: 'cc-by-4.0',
-      resources: [{ name: 'odd.csv', urlType: 'upload', format: 'CSV' }],
-    },
-    admin,
-  );
-  const id = made.body.resources[0].id as string;
-  const uploaded = await fetch(`${fx.app.url}/api/v1/resources/${id}/upload`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${admin.token}`, 'Content-Type': 'text/csv' },
-    body: 'k,v\n1,nan\n2,inf\n3,2.5\n4,-inf\n5,4.5\n',
-  });
-  t.is(uploaded.status, 200);
-  const queryable = async () => (await fx.app.api.get(`/api/v1/resources/${id}/schema`)).body.queryable === true;
-  for (let i = 0; i < 400 && !(await queryable()); i++) await new Promise((r) => setTimeout(r, 50));
+  const body = 'k,v\n1,nan\n2,inf\n3,2.5\n4,-inf\n5,4.5\n';
+  const id = await uploadedFile('webp-odd-floats', { name: 'odd.csv', format: 'CSV', type: 'text/csv', body });
   const reply = await page(`/dataset/webp-odd-floats/resource/${id}`);
   t.is(reply.status, 200, reply.text.slice(0, 300));
   t.true(reply.text.includes('<th scope="row">v</th><td>float</td>'), 'the column is a float one, with its histogram');
