@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { DatasetFields, ResourceBody } from '../api/v1/packages/schema.ts';
-import { mayEditDataset } from '../domain/datasets/access.ts';
+import { mayEditDataset, orgRolesOf } from '../domain/datasets/access.ts';
+import { placeableOrganizations } from '../domain/datasets/references.ts';
 import { createDraft, getDataset, publishDataset, updateDataset } from '../domain/datasets/lifecycle.ts';
 import { DomainError, forbidden, validationFailed, type FieldError } from '../domain/errors.ts';
-import { listGroups, myOrganizations } from '../domain/groups/groups.ts';
 import { addResource } from '../domain/resources/resources.ts';
 import { fieldErrors } from '../http/validate.ts';
 import type { Services } from '../services.ts';
@@ -17,15 +17,9 @@ import { sendPage } from './render.ts';
 
 const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false };
 
-/** The organizations the caller may publish in: their own, or every one for a sysadmin. */
-async function orgOptions(ctx: Context): Promise<OrgOption[]> {
-  const actor = actorOf(ctx);
-  const req = { offset: 0, limit: 100 };
-  const orgs = actor.sysadmin
-    ? (await listGroups(domainOf(ctx), actor, 'organization', {}, req)).results
-    : (await myOrganizations(domainOf(ctx), actor, req)).results.filter((o) => o.role !== 'member');
-  return orgs.map((o) => ({ name: o.name, title: o.title }));
-}
+/** The organizations the caller may place a dataset in: the domain's rule, as the form's choices. */
+const orgOptions = async (ctx: Context): Promise<OrgOption[]> =>
+  placeableOrganizations(domainOf(ctx), actorOf(ctx), await orgRolesOf(domainOf(ctx), actorOf(ctx)));
 
 const valuesOf = (form: URLSearchParams): FormValues => ({
   name: form.get('name')?.trim() ?? '',

@@ -212,6 +212,11 @@ test('publishing pages: anonymous visitors are sent to log in; a draft form with
     'nothing was created',
   );
   t.is((await page(`/dataset/${fx.draft.name}/edit`, { cookie: fx.people.outsider.cookie })).status, 404, 'another organization’s draft');
+  // The form offers only the organizations the caller may publish in: an editor's, not a member's.
+  const asEditor = await page('/dataset/new', { cookie: fx.people.outsider.cookie });
+  t.true(asEditor.text.includes(`<option value="${fx.otherOrg}">`));
+  t.false(asEditor.text.includes(`<option value="${fx.org}">`));
+  t.false((await page('/dataset/new', { cookie: fx.people.member.cookie })).text.includes(`<option value="${fx.org}">`));
 });
 
 /** A browser's form post: this browser's CSRF cookie and token, its session, this site as Origin. */

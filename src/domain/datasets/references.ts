@@ -1,11 +1,31 @@
 import { Group, Tag } from '../../entities/index.ts';
-import { authorize } from '../../policies/index.ts';
+import { authorize, can } from '../../policies/index.ts';
 import type { OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';
 import { byNameOrId } from '../ids.ts';
 import { roleOf } from '../groups/groups.ts';
+
+/**
+ * The active organizations the actor may place a dataset in, by the same rule as resolveOwnerOrg: what a
+ * form offers as choices. A sysadmin may use any; anyone else those where they are an editor or admin.
+ */
+export async function placeableOrganizations(
+  ctx: DomainContext,
+  actor: Actor,
+  roles: OrgRoles,
+): Promise<Array<{ name: string; title: string }>> {
+  if (actor.userId === null) return [];
+  const orgs = await ctx.em.find(
+    Group,
+    { kind: 'organization', state: 'active', ...(actor.sysadmin ? {} : { id: { $in: [...roles.keys()] } }) },
+    { orderBy: { name: 'asc' } },
+  );
+  return orgs
+    .filter((org) => can(actor, 'dataset:place-in-org', { orgRole: roles.get(org.id) ?? null }))
+    .map((org) => ({ name: org.name, title: org.title }));
+}
 
 /** The active organization a dataset is placed in; placing it there needs editor rights (403). */
 export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: OrgRoles, ref: string): Promise<Group> {
