@@ -52,8 +52,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^\\.\\./src/(?!domain/jobs/|temporal/policies\\.ts$)',
-              message: 'Workflows run in a deterministic sandbox: import activity types, the job ids and the shared policies only.',
+              regex: '^\\.\\./src/(?!domain/jobs/)',
+              message: 'Workflows run in a deterministic sandbox: import activity types, the job ids and ./activity-options.ts only.',
             },
             {
               group: ['node:*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'],

@@ -5,8 +5,8 @@ import type { DomainContext } from '../src/domain/context.ts';
 import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
 import { announceRunVectors } from '../src/domain/harvest/runs.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
-import type { HarvestCursor } from '../src/harvest/record.ts';
-import { SourceInvalid } from '../src/harvest/errors.ts';
+import type { HarvestCursor } from '../src/domain/harvest/record.ts';
+import { SourceInvalid } from '../src/domain/harvest/errors.ts';
 import { sourceHostOnly, sourceReader } from '../src/harvest/readers/index.ts';
 import type { ActivityServices } from './services.ts';
 

@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { SHORT_ACTIVITY } from '../src/temporal/policies.ts';
+import { SHORT_ACTIVITY } from './activity-options.ts';
 
 const { deleteDatasetsPage, deleteGroupsAndTags } = proxyActivities<Activities>(SHORT_ACTIVITY);
 

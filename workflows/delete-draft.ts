@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { AWAITED_ACTIVITY } from '../src/temporal/policies.ts';
+import { AWAITED_ACTIVITY } from './activity-options.ts';
 
 const { flagDraftDeletion, deleteDraftResources, deleteDraftRecord } = proxyActivities<Activities>(AWAITED_ACTIVITY);
 

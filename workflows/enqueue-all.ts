@@ -9,7 +9,7 @@ import {
   startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { SHORT_ACTIVITY } from '../src/temporal/policies.ts';
+import { SHORT_ACTIVITY } from './activity-options.ts';
 import { forEachWithLimit } from './concurrency.ts';
 import { pipelineWorkflowId } from '../src/domain/jobs/ids.ts';
 import type { PagedRunOptions } from '../src/domain/jobs/port.ts';

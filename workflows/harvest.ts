@@ -8,7 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_RUN } from '../src/temporal/policies.ts';
+import { HARVEST_BOOKKEEPING_ACTIVITY, HARVEST_PAGE_ACTIVITY, HARVEST_PAGES_PER_RUN } from './activity-options.ts';
 
 /** The run's row as its pages need it, and where the reader is: the activities' own types. */
 type BegunRun = NonNullable<Awaited<ReturnType<Activities['beginHarvestRun']>>>;

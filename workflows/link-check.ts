@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { RETRY_TRANSIENT, SHORT_ACTIVITY } from '../src/temporal/policies.ts';
+import { RETRY_TRANSIENT, SHORT_ACTIVITY } from './activity-options.ts';
 import { forEachWithLimit } from './concurrency.ts';
 import type { LinkCheckCounts, LinkCheckOptions } from '../src/domain/jobs/port.ts';
 

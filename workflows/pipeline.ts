@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { PIPELINE_ACTIVITY, SHORT_ACTIVITY } from '../src/temporal/policies.ts';
+import { PIPELINE_ACTIVITY, SHORT_ACTIVITY } from './activity-options.ts';
 
 const { pipelineStart, pipelineFinish, pipelineIndex } = proxyActivities<Activities>(SHORT_ACTIVITY);
 const { pipelineFetch, pipelineInspect, pipelinePreview, pipelineText } = proxyActivities<Activities>(PIPELINE_ACTIVITY);

@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { PIPELINE_ACTIVITY } from '../src/temporal/policies.ts';
+import { PIPELINE_ACTIVITY } from './activity-options.ts';
 import type { PagedRunOptions } from '../src/domain/jobs/port.ts';
 
 const { reindexDatasetsPage, pruneVectorIndexes } = proxyActivities<Activities>(PIPELINE_ACTIVITY);

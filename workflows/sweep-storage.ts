@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { StorageSweepCounts, StorageSweepOptions } from '../src/domain/jobs/port.ts';
-import { STORE_WALK_ACTIVITY } from '../src/temporal/policies.ts';
+import { STORE_WALK_ACTIVITY } from './activity-options.ts';
 
 const { sweepStorage } = proxyActivities<Activities>(STORE_WALK_ACTIVITY);
 

@@ -1,6 +1,6 @@
 import { continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { VECTOR_BACKLOG_ACTIVITY } from '../src/temporal/policies.ts';
+import { VECTOR_BACKLOG_ACTIVITY } from './activity-options.ts';
 
 const { embedVectorBacklogPage } = proxyActivities<Activities>(VECTOR_BACKLOG_ACTIVITY);
 

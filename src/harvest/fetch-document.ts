@@ -1,5 +1,5 @@
 import { FetchRefusedError, FetchTimeoutError, safeFetch, type PrivateNetworks } from '../net/safe-fetch.ts';
-import { SourceInvalid, SourceUnavailable } from './errors.ts';
+import { SourceInvalid, SourceUnavailable } from '../domain/harvest/errors.ts';
 
 /** One document of a source, read whole. */
 export interface SourceDocument {

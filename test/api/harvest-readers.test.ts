@@ -2,7 +2,7 @@ import test from 'ava';
 import { startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Reply } from '../helpers/client.ts';
 import { CATEGORIES, createGroup, ORGANIZATIONS } from '../helpers/groups.ts';
-import type { HarvestCursor, HarvestItem, HarvestRecord, ReadPageOptions, SourceReader } from '../../src/harvest/record.ts';
+import type { HarvestCursor, HarvestItem, HarvestRecord, ReadPageOptions, SourceReader } from '../../src/domain/harvest/record.ts';
 import { sourceReader } from '../../src/harvest/readers/index.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { Group, HarvestRun, HarvestSource, type HarvestSourceType } from '../../src/entities/index.ts';
-import type { HarvestRecord, HarvestResource } from '../../src/harvest/record.ts';
+import type { HarvestRecord, HarvestResource } from '../../src/domain/harvest/record.ts';
 import type { TestApp } from './app.ts';
 
 /**

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ServerResponse } from 'node:http';
-import { SourceInvalid, SourceUnavailable } from '../../src/harvest/errors.ts';
+import { SourceInvalid, SourceUnavailable } from '../../src/domain/harvest/errors.ts';
 import { ckanPackageItem, ckanSiteRoot } from '../../src/harvest/readers/ckan.ts';
 import { sourceReader } from '../../src/harvest/readers/index.ts';
 import { startFileServer } from '../helpers/file-server.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ServerResponse } from 'node:http';
-import { SourceInvalid, SourceUnavailable } from '../../src/harvest/errors.ts';
-import type { HarvestCursor, HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
+import { SourceInvalid, SourceUnavailable } from '../../src/domain/harvest/errors.ts';
+import type { HarvestCursor, HarvestItem, HarvestRecord } from '../../src/domain/harvest/record.ts';
 import { rdfSyntaxOf } from '../../src/harvest/readers/dcat-ap.ts';
 import { sourceHostOnly, sourceReader } from '../../src/harvest/readers/index.ts';
 import { startFileServer } from '../helpers/file-server.ts';

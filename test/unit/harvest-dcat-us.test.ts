@@ -1,8 +1,8 @@
 import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SourceInvalid, SourceUnavailable } from '../../src/harvest/errors.ts';
-import type { HarvestItem, HarvestRecord } from '../../src/harvest/record.ts';
+import { SourceInvalid, SourceUnavailable } from '../../src/domain/harvest/errors.ts';
+import type { HarvestItem, HarvestRecord } from '../../src/domain/harvest/record.ts';
 import { dcatUsItem } from '../../src/harvest/readers/dcat-us.ts';
 import { sourceReader } from '../../src/harvest/readers/index.ts';
 import { startFileServer } from '../helpers/file-server.ts';

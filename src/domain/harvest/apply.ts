@@ -12,7 +12,7 @@ import {
   type HarvestRun,
   type HarvestSource,
 } from '../../entities/index.ts';
-import type { HarvestItem, HarvestRecord } from '../../harvest/record.ts';
+import type { HarvestItem, HarvestRecord } from './record.ts';
 import type { DomainContext } from '../context.ts';
 import { datasetLimitErrors, LINK_PROTOCOLS, tooLong } from '../datasets/limits.ts';
 import { resolveTags } from '../datasets/references.ts';

@@ -1,5 +1,5 @@
 import { Dataset, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
-import { SourceInvalid } from '../../harvest/errors.ts';
+import { SourceInvalid } from './errors.ts';
 import { syncDatasetsSearch } from '../../search/sync.ts';
 import type { DomainContext } from '../context.ts';
 import { softDeleteDataset } from '../datasets/lifecycle.ts';

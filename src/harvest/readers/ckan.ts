@@ -1,10 +1,17 @@
 import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import { createHash } from 'node:crypto';
-import { SourceInvalid } from '../errors.ts';
+import { SourceInvalid } from '../../domain/harvest/errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
 import { licenseIdOf } from '../licenses.ts';
 import { isSlug, slugFrom } from '../../domain/harvest/names.ts';
-import type { HarvestCursor, HarvestItem, HarvestPage, HarvestResource, ReadPageOptions, SourceReader } from '../record.ts';
+import type {
+  HarvestCursor,
+  HarvestItem,
+  HarvestPage,
+  HarvestResource,
+  ReadPageOptions,
+  SourceReader,
+} from '../../domain/harvest/record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, isoInstant, list, object, text } from '../values.ts';
 

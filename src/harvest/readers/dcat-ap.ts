@@ -3,11 +3,18 @@ import { createHash } from 'node:crypto';
 import jsonld from 'jsonld';
 import { Parser } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
-import { SourceInvalid, SourceUnavailable } from '../errors.ts';
+import { SourceInvalid, SourceUnavailable } from '../../domain/harvest/errors.ts';
 import { documentText, fetchSourceDocument, type SourceDocument } from '../fetch-document.ts';
 import { licenseIdForUrl, licenseIdOf, NO_LICENSE } from '../licenses.ts';
 import { slugFrom } from '../../domain/harvest/names.ts';
-import type { HarvestCursor, HarvestItem, HarvestPage, HarvestResource, ReadPageOptions, SourceReader } from '../record.ts';
+import type {
+  HarvestCursor,
+  HarvestItem,
+  HarvestPage,
+  HarvestResource,
+  ReadPageOptions,
+  SourceReader,
+} from '../../domain/harvest/record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, isoInstant } from '../values.ts';
 import { RdfGraph, type RdfQuad, type RdfTerm } from './rdf-terms.ts';

@@ -1,6 +1,6 @@
 import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import type { HarvestSourceType } from '../../entities/harvest-source.ts';
-import type { SourceReader } from '../record.ts';
+import type { SourceReader } from '../../domain/harvest/record.ts';
 import { ckanReader } from './ckan.ts';
 import { dcatApReader } from './dcat-ap.ts';
 import { dcatUsReader } from './dcat-us.ts';
@@ -37,4 +37,4 @@ export function sourceHostOnly(sourceUrl: string): (url: URL) => boolean {
   return (url) => url.host === host;
 }
 
-export { SourceInvalid, SourceUnavailable } from '../errors.ts';
+export { SourceInvalid, SourceUnavailable } from '../../domain/harvest/errors.ts';
