@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { SearchServices } from '../search/search-services.ts';
@@ -6,11 +6,15 @@ import type { ObjectStore } from '../storage/object-store.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { Jobs } from './jobs/port.ts';
 
-/** What a domain function may use: one EntityManager fork per request or job, plus shared services. */
-export interface DomainContext {
-  em: EntityManager;
+/**
+ * The long-lived parts a process is built from (src/runtime/services.ts builds them, once, for serve,
+ * worker and every CLI command). Entry points and activities take these; domain functions take a
+ * DomainContext made from them per request or job.
+ */
+export interface DomainServices {
   config: Config;
   log: Logger;
+  orm: MikroORM;
   jobs: Jobs;
   storage: ObjectStore;
   search: SearchServices;
@@ -20,4 +24,14 @@ export interface DomainContext {
    * none) reach the caches through the database's notifications.
    */
   credentials?: CredentialCache;
+}
+
+/** What a domain function may use: one EntityManager fork per request or job, plus the shared services. */
+export interface DomainContext extends Omit<DomainServices, 'orm'> {
+  em: EntityManager;
+}
+
+/** A context of its own for one job or command: a fresh EntityManager over the shared services. */
+export function forkContext({ orm, ...shared }: DomainServices): DomainContext {
+  return { ...shared, em: orm.em.fork() };
 }

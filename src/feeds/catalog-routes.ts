@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { DomainContext } from '../domain/context.ts';
+import type { DomainContext, DomainServices } from '../domain/context.ts';
 import { invalidParameters } from '../domain/errors.ts';
 import { fieldErrors } from '../http/validate.ts';
-import type { Services } from '../services.ts';
 import { croissantDataset } from './croissant.ts';
 import { dataJson } from './data-json.ts';
 import { catalogGraph, datasetGraph, type CatalogSite } from './dcat-graph.ts';
@@ -51,7 +50,7 @@ const CONTENT_TYPES: Record<RdfFormat, string> = {
  * The feeds' routes: `/catalog(.ttl|.jsonld|.rdf)`, `/dataset/{nameOrId}.{ttl,jsonld,rdf}`,
  * `/dataset/{nameOrId}/croissant.jsonld` and `/data.json`. All public, all read as an anonymous caller.
  */
-export function catalogRoutes(services: Services): Router {
+export function catalogRoutes(services: DomainServices): Router {
   const site: CatalogSite = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
   const router = new Router();
   const domainOf = (ctx: Context) => ctx.state.domain as DomainContext;

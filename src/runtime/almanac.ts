@@ -3,21 +3,15 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
-import { CredentialCache } from '../domain/auth/credential-cache.ts';
-import { followCredentialChanges } from '../domain/auth/credential-follower.ts';
+import { forkContext } from '../domain/context.ts';
 import { ensureInitialAdmin } from '../domain/users/users.ts';
-import { createHttpApp } from '../http/app.ts';
-import { followIndexChanges } from '../search/index-follower.ts';
-import { loadEmbeddedIndex } from '../search/index-loader.ts';
-import { createSearchServices } from '../search/search-services.ts';
-import type { Services } from '../services.ts';
-import { createObjectStore } from '../storage/index.ts';
+import { locateTemporalCli } from '../provision/temporal-cli.ts';
 import { createActivities } from '../../activities/index.ts';
 import { ensureLinkCheckSchedule, ensureStorageSweepSchedule } from '../temporal/schedules.ts';
 import { startWorker } from '../temporal/worker.ts';
-import { TemporalJobs } from '../temporal/gateway.ts';
-import { startDatabase } from './database.ts';
-import { locateTemporalCli } from '../provision/temporal-cli.ts';
+import { createHttpApp } from './http-app.ts';
+import { buildServices, type Services } from './services.ts';
+import { StopStack } from './stop-stack.ts';
 import { startTemporalDevServer } from './temporal-dev-server.ts';
 
 export interface RunningAlmanac {
@@ -39,15 +33,9 @@ export interface StartOptions {
  * then the HTTP server. Stop runs in reverse.
  */
 export async function startAlmanac(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningAlmanac> {
-  const stack: Array<{ name: string; stop: () => Promise<unknown> }> = [];
+  const stack = new StopStack(log);
   const stop = async () => {
-    for (const part of stack.splice(0).reverse()) {
-      try {
-        await part.stop();
-      } catch (err) {
-        log.error({ err, part: part.name }, 'error while stopping');
-      }
-    }
+    await stack.stop();
     log.info('stopped');
   };
 
@@ -56,14 +44,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     const temporalCli = config.temporal.embedded
       ? await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log)
       : null;
-    // serve is the long-running owner of the embedded cluster: it takes over one a killed run left behind.
-    const db = await startDatabase(config, log, { takeOver: true });
-    stack.push({ name: 'database', stop: () => db.stop() });
-
-    const storage = createObjectStore(config.storage);
-    await storage.ensureReady();
-
-    let address = config.temporal.address;
+    let temporalAddress: string | undefined;
     if (temporalCli) {
       const dev = await startTemporalDevServer(
         {
@@ -76,55 +57,22 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
         },
         log,
       );
-      stack.push({ name: 'temporal dev server', stop: () => dev.stop() });
-      address = dev.address;
+      stack.push('temporal dev server', () => dev.stop());
+      temporalAddress = dev.address;
     }
-    const jobs = await TemporalJobs.connect({ ...config.temporal, address });
-    stack.push({ name: 'temporal client', stop: () => jobs.close() });
-    // Every API process makes sure the deployment's schedules exist and match its settings, side by side.
-    // Without them the service still serves: links are checked on request (POST /admin/health/check),
-    // orphans removed on request (DELETE /admin/storage/orphans).
-    const { taskQueue } = config.temporal;
-    const schedules = {
-      'link-check': ensureLinkCheckSchedule(jobs.client, {
-        taskQueue,
-        intervalMs: config.linkCheck.intervalMs,
-        workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
-      }),
-      'sweep-storage': ensureStorageSweepSchedule(jobs.client, {
-        taskQueue,
-        intervalMs: config.storageSweep.intervalMs,
-        workflowOptions: { olderThanSeconds: config.storageSweep.olderThanSeconds },
-      }),
-    };
-    await Promise.all(
-      Object.entries(schedules).map(([name, ensured]) =>
-        ensured.then(
-          (outcome) => log.info({ outcome }, `${name} schedule`),
-          (err) => log.error({ err }, `the ${name} schedule could not be created or updated`),
-        ),
-      ),
-    );
-
-    const search = createSearchServices(config, log);
-    stack.push({ name: 'search', stop: () => search.close() });
-    if (search.vectors.kind === 'embedded') {
-      // This process's own index: changes made by any process reach it through the database.
-      const follower = followIndexChanges(db.orm, search);
-      stack.push({ name: 'search change listener', stop: () => follower.stop() });
-      loadEmbeddedIndex(db.orm.em.fork(), search);
-    }
-    // Revocations made by any process reach this process's cache through the database.
-    const credentials = new CredentialCache();
-    const credentialFollower = followCredentialChanges(db.orm, credentials, log);
-    stack.push({ name: 'credential change listener', stop: () => credentialFollower.stop() });
-    const services: Services = { config, log, orm: db.orm, jobs, storage, search, credentials };
-    await ensureInitialAdmin({ em: db.orm.em.fork(), config, log });
+    const services = await buildServices(config, log, stack, { role: 'api', temporalAddress });
+    await ensureSchedules(services);
+    await ensureInitialAdmin(forkContext(services));
 
     if (config.temporal.runWorkerInProcess) {
-      const activities = createActivities({ orm: db.orm, storage, config, search, jobs, log });
-      const worker = await startWorker({ ...config.temporal, address, activities, log, onFatal: opts.onFatal });
-      stack.push({ name: 'worker', stop: () => worker.stop() });
+      const worker = await startWorker({
+        ...config.temporal,
+        address: temporalAddress ?? config.temporal.address,
+        activities: createActivities(services),
+        log,
+        onFatal: opts.onFatal,
+      });
+      stack.push('worker', () => worker.stop());
     }
 
     const server = http.createServer(createHttpApp(services).callback());
@@ -135,7 +83,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       server.listen(config.http.port, config.http.host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
-    stack.push({ name: 'http server', stop: () => closeServer(server) });
+    stack.push('http server', () => closeServer(server));
     log.info({ url: config.http.publicUrl, port }, 'Almanac is listening');
     // The address this process answers on, for callers beside it (tests, benchmarks).
     const url = `http://127.0.0.1:${port}`;
@@ -144,6 +92,35 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     await stop();
     throw err;
   }
+}
+
+/**
+ * Every API process makes sure the deployment's schedules exist and match its settings, side by side.
+ * Without them the service still serves: links are checked on request (POST /admin/health/check),
+ * orphans removed on request (DELETE /admin/storage/orphans).
+ */
+async function ensureSchedules({ config, jobs, log }: Services) {
+  const { taskQueue } = config.temporal;
+  const schedules = {
+    'link-check': ensureLinkCheckSchedule(jobs.client, {
+      taskQueue,
+      intervalMs: config.linkCheck.intervalMs,
+      workflowOptions: { timeoutMs: config.linkCheck.timeoutMs },
+    }),
+    'sweep-storage': ensureStorageSweepSchedule(jobs.client, {
+      taskQueue,
+      intervalMs: config.storageSweep.intervalMs,
+      workflowOptions: { olderThanSeconds: config.storageSweep.olderThanSeconds },
+    }),
+  };
+  await Promise.all(
+    Object.entries(schedules).map(([name, ensured]) =>
+      ensured.then(
+        (outcome) => log.info({ outcome }, `${name} schedule`),
+        (err) => log.error({ err }, `the ${name} schedule could not be created or updated`),
+      ),
+    ),
+  );
 }
 
 /** Stops accepting, lets in-flight requests finish, then drops idle keep-alive connections. */

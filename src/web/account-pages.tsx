@@ -8,18 +8,18 @@ import { DomainError, notFound, validationFailed, type FieldError } from '../dom
 import { registerUser } from '../domain/users/users.ts';
 import { setSessionCookie } from '../http/session-cookie.ts';
 import { fieldErrors } from '../http/validate.ts';
-import type { Services } from '../services.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { actorOf, domainOf, frameOf, loggedIn, page } from './page-context.tsx';
 import { RegisterPage, type RegisterValues } from './pages/register.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { sendPage } from './render.ts';
+import type { DomainServices } from '../domain/context.ts';
 
 const TOKENS_SHOWN = { offset: 0, limit: 100 };
 
 /** Registration (while the site allows it) and the caller's API tokens. */
-export function mountAccountPages(router: Router, services: Services) {
+export function mountAccountPages(router: Router, services: DomainServices) {
   const showTokens = async (ctx: Context, created: Awaited<ReturnType<typeof createToken>> | null, errors: FieldError[], status = 200) => {
     const [frame, tokens] = await Promise.all([frameOf(ctx, services), listTokens(domainOf(ctx), actorOf(ctx), TOKENS_SHOWN)]);
     sendPage(ctx, <TokensPage frame={frame} tokens={tokens} created={created} errors={errors} />, status);

@@ -9,7 +9,6 @@ import { DomainError } from '../domain/errors.ts';
 import { getGroup, listGroups } from '../domain/groups/groups.ts';
 import { schemaOrgScriptText } from '../feeds/schema-org.ts';
 import { sessionCookieName, setSessionCookie } from '../http/session-cookie.ts';
-import type { Services } from '../services.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -23,6 +22,7 @@ import { mountAccountPages } from './account-pages.tsx';
 import { mountPublishPages } from './publish-pages.tsx';
 import { mountResourcePages } from './resource-pages.tsx';
 import { contentSecurityPolicy, sendPage } from './render.ts';
+import type { DomainServices } from '../domain/context.ts';
 
 /** The pages' own files, read once: `/static/<name>`. */
 const ASSETS = new Map<string, { type: string; body: string }>(
@@ -44,7 +44,7 @@ const localPath = (value: string | null | undefined) => (value && /^\/(?!\/)[^\s
  * links into a portal that moved here keep working. Mounted after the feeds, which answer RDF at the
  * dataset's IRI to clients that ask for it.
  */
-export function webRouter(services: Services) {
+export function webRouter(services: DomainServices) {
   const router = new Router();
 
   const storage = services.config.storage;

@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
 import type { Actor } from '../domain/actor.ts';
-import type { DomainContext } from '../domain/context.ts';
+import type { DomainContext, DomainServices } from '../domain/context.ts';
 import { DomainError } from '../domain/errors.ts';
 import { getMe } from '../domain/users/users.ts';
-import type { Services } from '../services.ts';
 import { csrfToken } from './csrf.ts';
 import type { PageFrame } from './layout.tsx';
 import { ErrorPage } from './pages/error.tsx';
@@ -13,7 +12,7 @@ export const domainOf = (ctx: Context) => ctx.state.domain as DomainContext;
 export const actorOf = (ctx: Context) => ctx.state.actor as Actor;
 
 /** What every page's frame needs: the site's name, who is logged in, this browser's form token. */
-export async function frameOf(ctx: Context, services: Services): Promise<PageFrame> {
+export async function frameOf(ctx: Context, services: DomainServices): Promise<PageFrame> {
   const actor = actorOf(ctx);
   const me = actor.userId ? await getMe(domainOf(ctx), actor) : null;
   return {
@@ -25,7 +24,7 @@ export async function frameOf(ctx: Context, services: Services): Promise<PageFra
 }
 
 /** A page's failure as a page: the status and words of the API's problem, never a stack. */
-export function page(services: Services, handler: (ctx: Context) => Promise<void>) {
+export function page(services: DomainServices, handler: (ctx: Context) => Promise<void>) {
   return async (ctx: Context) => {
     try {
       await handler(ctx);

@@ -7,13 +7,13 @@ import { createDraft, getDataset, publishDataset, updateDataset } from '../domai
 import { DomainError, forbidden, validationFailed, type FieldError } from '../domain/errors.ts';
 import { addResource } from '../domain/resources/resources.ts';
 import { fieldErrors } from '../http/validate.ts';
-import type { Services } from '../services.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { actorOf, domainOf, frameOf, loggedIn, page } from './page-context.tsx';
 import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption } from './pages/dataset-form.tsx';
 import type { DatasetDetail } from './pages/types.ts';
 import { sendPage } from './render.ts';
+import type { DomainServices } from '../domain/context.ts';
 
 const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false };
 
@@ -85,7 +85,7 @@ function fieldErrorsOf(err: unknown): FieldError[] | null {
 const editPath = (name: string) => `/dataset/${encodeURIComponent(name)}/edit`;
 
 /** Creating a draft, editing it, adding its resources and publishing it, in pages. */
-export function mountPublishPages(router: Router, services: Services) {
+export function mountPublishPages(router: Router, services: DomainServices) {
   router.get(
     '/dataset/new',
     page(services, async (ctx) => {

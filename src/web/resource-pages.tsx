@@ -5,13 +5,13 @@ import { DomainError, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
-import type { Services } from '../services.ts';
 import { toCsv } from './csv.ts';
 import { binsByColumn, histogramSql } from './histogram.ts';
 import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
 import { QueryPage, type QueryOutcome } from './pages/query.tsx';
 import { ResourcePageView, type PreviewRows } from './pages/resource.tsx';
 import { sendPage } from './render.ts';
+import type { DomainServices } from '../domain/context.ts';
 
 const ROWS_PER_PAGE = 50;
 /** The start of a text file shown on its page. */
@@ -75,7 +75,7 @@ async function textStart(ctx: Context, resourceId: string): Promise<string | nul
 }
 
 /** The resource page and its SQL console, with the console's CSV twin. */
-export function mountResourcePages(router: Router, services: Services) {
+export function mountResourcePages(router: Router, services: DomainServices) {
   router.get(
     '/dataset/:name/resource/:id',
     page(services, async (ctx) => {

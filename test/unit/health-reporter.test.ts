@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { HEALTH_MAX_AGE_MS, healthReporter } from '../../src/domain/health.ts';
+import { HEALTH_MAX_AGE_MS, healthReporter } from '../../src/runtime/health.ts';
 
 /** Components that count how often they are asked, the database answering after `delayMs`. */
 function components(delayMs = 0) {

@@ -2,18 +2,18 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest } from '../../domain/errors.ts';
 import { queryCaller } from '../../domain/resources/query.ts';
-import type { Services } from '../../services.ts';
 import { ckanActions } from './actions/index.ts';
 import { ckanSiteUrl, sendResult } from './envelope.ts';
 import { readParams } from './params.ts';
 import { CKAN_ACTION_PATHS } from './paths.ts';
+import type { DomainServices } from '../../domain/context.ts';
 
 /**
  * The CKAN-compatible Action API (read side): /api/3/action/{name} and /api/action/{name}, GET (query
  * string) and POST (JSON body) alike, never a redirect. Each action calls the same domain functions
  * and visibility rule as REST; answers and failures come in CKAN's envelopes (envelope.ts).
  */
-export function ckanRouter(services: Services): Router {
+export function ckanRouter(services: DomainServices): Router {
   const router = new Router();
   const actions = ckanActions(services.config);
   const site = ckanSiteUrl(services.config);

@@ -2,9 +2,8 @@ import type { Context, Middleware } from 'koa';
 import { anonymous, type Actor } from '../../domain/actor.ts';
 import { userForSession } from '../../domain/auth/sessions.ts';
 import { userForToken } from '../../domain/auth/tokens.ts';
-import type { DomainContext } from '../../domain/context.ts';
+import type { DomainContext, DomainServices } from '../../domain/context.ts';
 import { forbidden, invalidToken } from '../../domain/errors.ts';
-import type { Services } from '../../services.ts';
 import { sessionCookieName } from '../session-cookie.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -15,7 +14,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * On the paths `ckanTokens` names (the CKAN-compatible API) the token may also come as CKAN clients send
  * it: bare in Authorization, or in X-CKAN-API-Key.
  */
-export function authenticate(services: Services, ckanTokens: (path: string) => boolean = () => false): Middleware {
+export function authenticate(services: DomainServices, ckanTokens: (path: string) => boolean = () => false): Middleware {
   const publicOrigin = new URL(services.config.http.publicUrl).origin;
   return async (ctx, next) => {
     // The request's EntityManager is forked on first use: a route that reads no entity (settings, or a

@@ -1,4 +1,4 @@
-import type { Services } from '../services.ts';
+import type { DomainServices } from '../domain/context.ts';
 
 type ComponentStatus = 'ok' | 'down';
 
@@ -6,7 +6,7 @@ type ComponentStatus = 'ok' | 'down';
  * The service's own health, one entry per component. The database is essential (down without it);
  * any other component down leaves the service degraded (search without vectors or a model is keyword-only).
  */
-export async function checkHealth(services: Pick<Services, 'orm' | 'jobs' | 'storage' | 'search'>) {
+export async function checkHealth(services: Pick<DomainServices, 'orm' | 'jobs' | 'storage' | 'search'>) {
   const settle = (p: Promise<boolean>) =>
     withTimeout(p, 3000).then(
       (ok): ComponentStatus => (ok ? 'ok' : 'down'),
@@ -36,7 +36,7 @@ export const HEALTH_MAX_AGE_MS = 250;
  * those arriving while a check runs join it. The endpoint is public and each check asks five backends, so
  * without this every caller (load balancers, probes, anyone) would multiply the load on all of them.
  */
-export function healthReporter(services: Pick<Services, 'orm' | 'jobs' | 'storage' | 'search'>) {
+export function healthReporter(services: Pick<DomainServices, 'orm' | 'jobs' | 'storage' | 'search'>) {
   let last: { at: number; report: Promise<Awaited<ReturnType<typeof checkHealth>>> } | null = null;
   return () => {
     const now = performance.now();

@@ -1,18 +1,19 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { DomainError } from './domain/errors.ts';
-import { NewUserFields } from './domain/users/fields.ts';
-import { createLogger } from './logger.ts';
-import { ProvisionError } from './provision/download.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { DomainError } from '../domain/errors.ts';
+import { NewUserFields } from '../domain/users/fields.ts';
+import { createLogger } from '../logger.ts';
+import { ProvisionError } from '../provision/download.ts';
 
 // The engines (ORM, Temporal, Koa) load only for the command that needs them: `--help` and a bad
 // setting answer at once.
-const runtime = () => import('./runtime/almanac.ts');
-const database = () => import('./runtime/database.ts');
-const temporalWorker = () => import('./temporal/worker.ts');
-const embeddedPostgres = () => import('./runtime/embedded-postgres.ts');
-const users = () => import('./domain/users/users.ts');
+const runtime = () => import('../runtime/almanac.ts');
+const database = () => import('../runtime/database.ts');
+const runtimeServices = () => import('../runtime/services.ts');
+const temporalWorker = () => import('../temporal/worker.ts');
+const embeddedPostgres = () => import('../runtime/embedded-postgres.ts');
+const users = () => import('../domain/users/users.ts');
 
 const USAGE = `usage: almanac <command>
 
@@ -75,25 +76,24 @@ async function worker(config: Config, log: Logger) {
     throw new UsageError('almanac worker needs TEMPORAL_ADDRESS; in embedded mode `almanac serve` runs the worker itself');
   }
   const shutdown = await shutdownRequests(log);
-  const db = await (await database()).startDatabase(config, log);
-  const storage = (await import('./storage/index.ts')).createObjectStore(config.storage);
-  await storage.ensureReady();
-  const search = (await import('./search/search-services.ts')).createSearchServices(config, log);
-  // The jobs a harvest page starts after its writes (search sync).
-  const jobs = await (await import('./temporal/gateway.ts')).TemporalJobs.connect({ ...config.temporal, lazy: true });
-  const running = await (
-    await temporalWorker()
-  ).startWorker({
-    ...config.temporal,
-    activities: (await import('../activities/index.ts')).createActivities({ orm: db.orm, storage, config, search, jobs, log }),
-    log,
-    onFatal: shutdown.fail,
-  });
-  await shutdown.requested;
-  await running.stop();
-  await jobs.close();
-  await search.close();
-  await db.stop();
+  const { StopStack } = await import('../runtime/stop-stack.ts');
+  const stack = new StopStack(log);
+  try {
+    const services = await (await runtimeServices()).buildServices(config, log, stack, { role: 'worker' });
+    const { createActivities } = await import('../../activities/index.ts');
+    const running = await (
+      await temporalWorker()
+    ).startWorker({
+      ...config.temporal,
+      activities: createActivities(services),
+      log,
+      onFatal: shutdown.fail,
+    });
+    stack.push('worker', () => running.stop());
+    await shutdown.requested;
+  } finally {
+    await stack.stop();
+  }
 }
 
 async function provision(config: Config, log: Logger, what: string[]) {
@@ -101,12 +101,12 @@ async function provision(config: Config, log: Logger, what: string[]) {
   if (unknown.length > 0) throw new UsageError(`provision: unknown part "${unknown[0]}" (temporal, model)\n\n${USAGE}`);
   const wanted = (part: string) => what.length === 0 || what.includes(part);
   if (wanted('temporal')) {
-    const { locateTemporalCli } = await import('./provision/temporal-cli.ts');
+    const { locateTemporalCli } = await import('../provision/temporal-cli.ts');
     const cli = await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log);
     console.log(`Temporal CLI: ${cli.path} (${cli.foundBy})`);
   }
   if (wanted('model')) {
-    const { provisionEmbeddingModel } = await import('./provision/embedding-model.ts');
+    const { provisionEmbeddingModel } = await import('../provision/embedding-model.ts');
     const embeddings = config.embeddings;
     if (embeddings.provider !== 'local')
       throw new UsageError('provision model: EMBEDDINGS_PROVIDER is not local, so there is no model to fetch');
@@ -156,7 +156,7 @@ async function harvest(config: Config, log: Logger, args: string[]) {
     allowPositionals: true,
     options: { type: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' }, full: { type: 'boolean' } },
   });
-  const cli = await import('./harvest/cli.ts');
+  const cli = await import('./harvest.ts');
   if (positionals.length !== 1) throw new UsageError(`harvest: give the source's URL once\n\n${USAGE}`);
   let type;
   try {

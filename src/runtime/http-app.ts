@@ -5,23 +5,26 @@ import { ckanErrorSender, ckanSiteUrl } from '../api/ckan/envelope.ts';
 import { ckanRouter } from '../api/ckan/index.ts';
 import { isCkanPath } from '../api/ckan/paths.ts';
 import { v1Routes } from '../api/v1/index.ts';
-import { healthReporter } from '../domain/health.ts';
+import { healthReporter } from './health.ts';
 import { feedsRouter } from '../feeds/index.ts';
 import { webRouter } from '../web/index.tsx';
-import type { Services } from '../services.ts';
-import { docsRouter } from './docs.ts';
+import type { DomainServices } from '../domain/context.ts';
+import { docsRouter } from '../http/docs.ts';
 import { mcpEndpoint } from '../mcp/endpoint.ts';
-import { authenticate } from './middleware/authenticate.ts';
-import { errorAnswers, problemErrors } from './middleware/errors.ts';
-import { limitJsonDepth } from './middleware/json-depth.ts';
-import { compression, publicRevalidation } from './middleware/public-answers.ts';
-import { requestDeadlines } from './middleware/request-deadlines.ts';
-import { requestId } from './middleware/request-id.ts';
-import { buildOpenApi } from './openapi.ts';
-import { mountRoutes, streamedBodyPaths } from './route.ts';
+import { authenticate } from '../http/middleware/authenticate.ts';
+import { errorAnswers, problemErrors } from '../http/middleware/errors.ts';
+import { limitJsonDepth } from '../http/middleware/json-depth.ts';
+import { compression, publicRevalidation } from '../http/middleware/public-answers.ts';
+import { requestDeadlines } from '../http/middleware/request-deadlines.ts';
+import { requestId } from '../http/middleware/request-id.ts';
+import { buildOpenApi } from '../http/openapi.ts';
+import { mountRoutes, streamedBodyPaths } from '../http/route.ts';
 
-/** Assembles the Koa app: request id and logs → problem+json errors → compression, revalidation → body → caller → routes. */
-export function createHttpApp(services: Services) {
+/**
+ * The one place the HTTP entry points meet: REST, CKAN, MCP, the feeds and the web pages on one Koa app.
+ * Request id and logs → problem+json errors → compression, revalidation → body → caller → routes.
+ */
+export function createHttpApp(services: DomainServices) {
   // Only the entries our own proxies appended to X-Forwarded-For are trusted; the rest is the client's to forge.
   const { trustProxy, trustedProxyHops } = services.config.http;
   const app = new Koa({ proxy: trustProxy, maxIpsCount: trustedProxyHops });

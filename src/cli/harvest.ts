@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/actor.ts';
-import type { DomainContext } from '../domain/context.ts';
+import { forkContext, type DomainContext } from '../domain/context.ts';
 import { createHarvestSource, presentHarvestRun, runHarvestSource } from '../domain/harvest/sources.ts';
+import { buildServices } from '../runtime/services.ts';
+import { StopStack } from '../runtime/stop-stack.ts';
 import { HARVEST_SOURCE_TYPES, HarvestRun, HarvestSource, type HarvestSourceType } from '../entities/index.ts';
 
 /**
@@ -136,21 +138,13 @@ function summary(run: Run, runUrl: string) {
   return `${lines.join('\n')}\n`;
 }
 
-/** Builds the command's domain context from the configured database, Temporal and store, runs it, and closes them. */
+/** Runs the command over the deployment's services (database, Temporal, store), then stops them. */
 export async function runHarvestCli(config: Config, log: Logger, command: HarvestCommand): Promise<{ ok: boolean }> {
-  const { startDatabase } = await import('../runtime/database.ts');
-  const { TemporalJobs } = await import('../temporal/gateway.ts');
-  const { createObjectStore } = await import('../storage/index.ts');
-  const { createSearchServices } = await import('../search/search-services.ts');
-  const db = await startDatabase(config, log);
-  const jobs = await TemporalJobs.connect({ ...config.temporal });
-  const search = createSearchServices(config, log);
+  const stack = new StopStack(log);
   try {
-    const ctx: DomainContext = { em: db.orm.em.fork(), config, log, jobs, storage: createObjectStore(config.storage), search };
-    return await harvestCommand(ctx, command, process.stdout, log);
+    const services = await buildServices(config, log, stack, { role: 'command' });
+    return await harvestCommand(forkContext(services), command, process.stdout, log);
   } finally {
-    await search.close();
-    await jobs.close();
-    await db.stop();
+    await stack.stop();
   }
 }
