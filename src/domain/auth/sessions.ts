@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Session, User } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { sha256Hex } from './token-format.ts';
-import type { Caller } from './tokens.ts';
+import type { Caller } from './api-tokens.ts';
 
 /** Opens a session and returns the cookie secret; only its hash is stored. */
 export async function openSession(ctx: DomainContext, user: User): Promise<{ secret: string; expiresAt: Date }> {

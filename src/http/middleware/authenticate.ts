@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { anonymous, type Actor } from '../../domain/actor.ts';
 import { userForSession } from '../../domain/auth/sessions.ts';
-import { userForToken } from '../../domain/auth/tokens.ts';
+import { userForToken } from '../../domain/auth/api-tokens.ts';
 import type { DomainContext, DomainServices } from '../../domain/context.ts';
 import { forbidden, invalidToken } from '../../domain/errors.ts';
 import { sessionCookieName } from '../session-cookie.ts';

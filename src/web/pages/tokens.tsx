@@ -1,4 +1,4 @@
-import type { createToken, listTokens } from '../../domain/auth/tokens.ts';
+import type { createToken, listTokens } from '../../domain/auth/api-tokens.ts';
 import type { FieldError } from '../../domain/errors.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 

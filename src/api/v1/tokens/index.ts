@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createToken, listTokens, revokeToken } from '../../../domain/auth/tokens.ts';
+import { createToken, listTokens, revokeToken } from '../../../domain/auth/api-tokens.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, paging } from '../../../http/schemas.ts';
 
