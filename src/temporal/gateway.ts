@@ -9,26 +9,12 @@ import {
   defaultGrpcRetryOptions,
   isGrpcServiceError,
   makeGrpcRetryInterceptor,
-  type WorkflowIdConflictPolicy,
-  type WorkflowIdReusePolicy,
 } from '@temporalio/client';
-import { DomainError, deletionIncomplete, jobsUnavailable, purgeIncomplete, searchSyncFailed } from '../domain/errors.ts';
-import {
-  DELETE_ALL_DATA_WORKFLOW_ID,
-  ENQUEUE_ALL_WORKFLOW_ID,
-  LINK_CHECK_WORKFLOW_ID,
-  REINDEX_WORKFLOW_ID,
-  deleteDraftWorkflowId,
-  harvestWorkflowId,
-  pipelineWorkflowId,
-  publishSyncWorkflowId,
-  purgeDatasetWorkflowId,
-  purgeOrgWorkflowId,
-  vectorBacklogWorkflowId,
-} from '../domain/jobs/ids.ts';
+import { DomainError, jobsUnavailable } from '../domain/errors.ts';
+import { harvestWorkflowId } from '../domain/jobs/ids.ts';
 import type { HarvestSchedule, JobFilter, JobStart, Jobs, LinkCheckOptions } from '../domain/jobs/port.ts';
 import type { PageRequest } from '../domain/pagination.ts';
-import type * as workflows from '../../workflows/index.ts';
+import { JOBS, type AnyJob, type AwaitedJob, type JobName, type SubjectOf } from './job-table.ts';
 import { countJobs, jobsQuery, listJobRuns } from './job-visibility.ts';
 import { ensureHarvestSchedule, removeHarvestSchedule } from './schedules.ts';
 
@@ -37,12 +23,10 @@ const CALL_DEADLINE_MS = 5_000;
 /** How long a request waits for a workflow it runs to completion (a sync, a draft deletion). */
 const AWAIT_DEADLINE_MS = 30_000;
 
-type WorkflowType = keyof typeof workflows & `${string}Workflow`;
-
 /**
- * The one door to Temporal: starts workflows by their deterministic ids, waits for the ones a request
- * awaits, describes them, and reads the visibility store for the jobs list. Temporal out of reach (or
- * slower than CALL_DEADLINE_MS) is `jobs_unavailable`, one error wherever it happens.
+ * The one door to Temporal: starts the jobs of its table (job-table.ts) by their deterministic ids, waits for the ones a
+ * request awaits, describes them, and reads the visibility store for the jobs list. Temporal out of reach
+ * (or slower than CALL_DEADLINE_MS) is `jobs_unavailable`, one error wherever it happens.
  */
 export class TemporalJobs implements Jobs {
   private constructor(
@@ -60,68 +44,44 @@ export class TemporalJobs implements Jobs {
     return new TemporalJobs(new Client({ connection, namespace: opts.namespace }), opts.taskQueue, opts.uiUrl, retries);
   }
 
-  async startOrganizationPurge(orgId: string) {
-    const workflowId = purgeOrgWorkflowId(orgId);
-    try {
-      return await this.start('purgeOrganizationWorkflow', workflowId, [orgId], 'USE_EXISTING', 'ALLOW_DUPLICATE_FAILED_ONLY');
-    } catch (err) {
-      // Completed already (a request racing its last step): that run is the answer.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const { runId } = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
-      return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
-    }
+  startOrganizationPurge(orgId: string) {
+    return this.start('purge-org', orgId);
   }
 
-  async isOrganizationPurgeRunning(orgId: string) {
-    try {
-      const description = await this.call(() => this.client.workflow.getHandle(purgeOrgWorkflowId(orgId)).describe());
-      return description.status.name === 'RUNNING';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
-    }
+  isOrganizationPurgeRunning(orgId: string) {
+    return this.isRunning(JOBS['purge-org'].id(orgId));
   }
 
   startDataDeletion() {
-    return this.start('deleteAllDataWorkflow', DELETE_ALL_DATA_WORKFLOW_ID, [], 'USE_EXISTING');
+    return this.start('delete-all-data');
   }
 
-  // Every output is keyed by the resource id, so the new run overwrites whatever the replaced one left.
   startPipeline(resourceId: string) {
-    return this.start('pipelineWorkflow', pipelineWorkflowId(resourceId), [resourceId], 'TERMINATE_EXISTING');
+    return this.start('pipeline', resourceId);
   }
 
   deleteDraft(datasetId: string) {
-    return this.runAwaited('deleteDraftWorkflow', deleteDraftWorkflowId(datasetId), datasetId, deletionIncomplete);
+    return this.runAwaited('delete-draft', datasetId);
   }
 
   purgeDataset(datasetId: string) {
-    return this.runAwaited('purgeDatasetWorkflow', purgeDatasetWorkflowId(datasetId), datasetId, purgeIncomplete);
+    return this.runAwaited('purge-dataset', datasetId);
   }
 
-  // A newer change restarts a sync still running (the newest row wins); the one it replaced counts as done.
   syncSearch(datasetId: string) {
-    return this.runAwaited('publishSyncWorkflow', publishSyncWorkflowId(datasetId), datasetId, searchSyncFailed, 'TERMINATE_EXISTING');
+    return this.runAwaited('publish-sync', datasetId);
   }
 
   startEnqueueAll() {
-    return this.start('enqueueAllWorkflow', ENQUEUE_ALL_WORKFLOW_ID, [], 'USE_EXISTING');
+    return this.start('enqueue-all');
   }
 
   startReindex() {
-    return this.start('reindexMetadataWorkflow', REINDEX_WORKFLOW_ID, [], 'USE_EXISTING');
+    return this.start('reindex-metadata');
   }
 
   async announceVectorBacklog() {
-    await this.call(() =>
-      this.client.workflow.signalWithStart('vectorBacklogWorkflow', {
-        taskQueue: this.taskQueue,
-        workflowId: vectorBacklogWorkflowId(this.taskQueue),
-        args: [{}],
-        signal: 'vectorsPending',
-        signalArgs: [],
-      }),
-    );
+    await this.launch('vector-backlog', this.taskQueue);
   }
 
   // Joins a check already running, whether a request started it (`link-check`) or the schedule did (`link-check-<time>`).
@@ -132,20 +92,14 @@ export class TemporalJobs implements Jobs {
       return undefined;
     });
     if (running) return { workflowId: running.workflowId, runId: running.runId, uiUrl: this.workflowUiUrl(running.workflowId) };
-    return this.start('linkCheckWorkflow', LINK_CHECK_WORKFLOW_ID, [options], 'USE_EXISTING');
+    return this.start('link-check', options);
   }
 
   // Joins a run already going, whether a request started it (`harvest-<id>`) or the schedule did (`harvest-<id>-<time>`).
   async startHarvest(sourceId: string, opts: { full?: boolean } = {}) {
     const running = await this.runningHarvest(sourceId);
     if (running) return { ...running, uiUrl: this.workflowUiUrl(running.workflowId), joined: true };
-    // USE_EXISTING: two requests racing past the check above still get one run.
-    const started = await this.start(
-      'harvestWorkflow',
-      harvestWorkflowId(sourceId),
-      [{ sourceId, full: opts.full ?? false }],
-      'USE_EXISTING',
-    );
+    const started = await this.start('harvest', sourceId, opts.full ?? false);
     return { ...started, joined: false };
   }
 
@@ -154,7 +108,11 @@ export class TemporalJobs implements Jobs {
     return running ? { workflowId: running.workflowId } : undefined;
   }
 
-  async isHarvestRunning(workflowId: string) {
+  isHarvestRunning(workflowId: string) {
+    return this.isRunning(workflowId);
+  }
+
+  private async isRunning(workflowId: string) {
     try {
       const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe());
       return description.status.name === 'RUNNING';
@@ -253,51 +211,50 @@ export class TemporalJobs implements Jobs {
     }
   }
 
-  private async start(
-    type: WorkflowType,
-    workflowId: string,
-    args: unknown[],
-    onRunning: WorkflowIdConflictPolicy,
-    onClosed?: WorkflowIdReusePolicy,
-  ): Promise<JobStart> {
-    const handle = await this.startHandle(type, workflowId, args, onRunning, onClosed);
-    return { workflowId, runId: handle.firstExecutionRunId, uiUrl: this.workflowUiUrl(workflowId) };
+  private async start<N extends JobName>(name: N, ...subject: SubjectOf<N>): Promise<JobStart> {
+    try {
+      const { workflowId, runId } = await this.launch(name, ...subject);
+      return { workflowId, runId, uiUrl: this.workflowUiUrl(workflowId) };
+    } catch (err) {
+      // A closed run its onClosed policy keeps from running again (a request racing its last step): that run is the answer.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const { runId } = await this.call(() => this.client.workflow.getHandle(err.workflowId).describe());
+      return { workflowId: err.workflowId, runId, uiUrl: this.workflowUiUrl(err.workflowId) };
+    }
   }
 
-  private startHandle(
-    type: WorkflowType,
-    workflowId: string,
-    args: unknown[],
-    onRunning: WorkflowIdConflictPolicy,
-    onClosed?: WorkflowIdReusePolicy,
-  ) {
-    return this.call(() =>
-      this.client.workflow.start(type, {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args,
+  /** Starts (or joins, replaces, signals) the job's run; the handle follows the run it started or joined. */
+  private async launch<N extends JobName>(name: N, ...subject: SubjectOf<N>) {
+    const spec = JOBS[name] as unknown as AnyJob;
+    const options = { taskQueue: this.taskQueue, workflowId: spec.id(...subject), args: spec.args(...subject) };
+    const { onRunning, onClosed } = spec;
+    if (typeof onRunning === 'object') {
+      const handle = await this.call(() =>
+        this.client.workflow.signalWithStart(spec.workflow, { ...options, signal: onRunning.signal, signalArgs: [] }),
+      );
+      return { workflowId: handle.workflowId, runId: handle.signaledRunId, result: () => handle.result() };
+    }
+    const handle = await this.call(() =>
+      this.client.workflow.start(spec.workflow, {
+        ...options,
         workflowIdConflictPolicy: onRunning,
         ...(onClosed ? { workflowIdReusePolicy: onClosed } : {}),
       }),
     );
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, result: () => handle.result() };
   }
 
-  private async runAwaited(
-    type: 'deleteDraftWorkflow' | 'purgeDatasetWorkflow' | 'publishSyncWorkflow',
-    workflowId: string,
-    datasetId: string,
-    failed: () => DomainError,
-    onRunning: WorkflowIdConflictPolicy = 'USE_EXISTING',
-  ): Promise<void> {
-    // The handle follows the run it started or joined: one replaced by a newer run ends as terminated.
-    const handle = await this.startHandle(type, workflowId, [datasetId], onRunning);
+  private async runAwaited(name: AwaitedJob, datasetId: string): Promise<void> {
+    const failed = JOBS[name].awaited;
+    // A run replaced by a newer one ends as terminated: the newer run carries the change.
+    const run = await this.launch(name, datasetId);
     // With no worker polling, a result would never come: the caller hears 503 rather than hang.
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(failed()), AWAIT_DEADLINE_MS);
     });
     try {
-      await Promise.race([handle.result(), late]);
+      await Promise.race([run.result(), late]);
     } catch (err) {
       if (err instanceof DomainError) throw err;
       if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) return;

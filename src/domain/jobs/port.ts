@@ -112,7 +112,6 @@ export interface PagedRunOptions {
   afterId?: string | null;
 }
 
-/** Settings of a link check run (over link resources); the workflow carries the cursor and counts across continue-as-new. */
 /** `sweep-storage`: orphans last modified longer ago than this are removed (younger ones may be a write in progress). */
 export interface StorageSweepOptions {
   olderThanSeconds?: number;
@@ -126,6 +125,7 @@ export interface StorageSweepCounts {
   removedCount: number;
 }
 
+/** Settings of a link check run (over link resources); the workflow carries the cursor and counts across continue-as-new. */
 export interface LinkCheckOptions extends PagedRunOptions {
   /** One link's whole check (HEAD, maybe GET, redirects). */
   timeoutMs?: number;
