@@ -10,6 +10,7 @@ import {
   type ObjectStore,
   type PresignedRequest,
 } from './object-store.ts';
+import { isUnreachable } from '../net/backend-outage.ts';
 import { assertByteRange, assertPresignExpiry, assertSafeKey, assertSafePrefix } from './validation.ts';
 
 export interface S3Settings {
@@ -300,23 +301,9 @@ async function* partsOf(body: Readable): AsyncGenerator<Buffer> {
   if (pendingBytes > 0 || partNumber === 1) yield Buffer.concat(pending);
 }
 
-/** Failures that say the store could not be reached, rather than that it refused the request. */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
+/** A store that could not be reached, rather than one that refused the request. */
 function unreachableAsUnavailable(err: unknown): unknown {
-  const codes = [err, (err as { cause?: unknown })?.cause, ...((err as { errors?: unknown[] })?.errors ?? [])].map(
-    (e) => (e as { code?: unknown })?.code,
-  );
-  return codes.some((code) => typeof code === 'string' && UNREACHABLE_CODES.has(code)) ? new StorageUnavailableError(err) : err;
+  return isUnreachable(err) ? new StorageUnavailableError(err) : err;
 }
 
 async function reachable<T>(op: () => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { ConnectionException, DriverException } from '@mikro-orm/core';
+import { DriverException } from '@mikro-orm/core';
 import type { Context, Middleware } from 'koa';
 import pg from 'pg';
 import {
@@ -14,6 +14,7 @@ import {
   routeNotFound,
   unsupportedMediaType,
 } from '../../domain/errors.ts';
+import { isDatabaseDown } from '../../net/backend-outage.ts';
 import { sendProblem } from '../problem.ts';
 import { StorageUnavailableError } from '../../storage/object-store.ts';
 
@@ -85,7 +86,7 @@ export const errorAnswers =
         return;
       }
       // An engine out of reach is an outage to wait out (503), not a bug; the log still says which and why.
-      if (err instanceof StorageUnavailableError || databaseUnreachable(err)) {
+      if (err instanceof StorageUnavailableError || isDatabaseDown(err)) {
         ctx.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a part of the service is unreachable');
         send(ctx, err instanceof StorageUnavailableError ? storageUnavailable() : databaseUnavailable());
         return;
@@ -97,32 +98,6 @@ export const errorAnswers =
 
 /** Every failure as problem+json (RFC 9457). */
 export const problemErrors = errorAnswers(sendProblem);
-
-/** Connection-level failures of PostgreSQL: refused or dropped connections, a server shutting down or starting up. */
-const DATABASE_DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-function databaseUnreachable(err: unknown): boolean {
-  if (err instanceof ConnectionException) return true;
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, message, name } = e as { code?: unknown; message?: unknown; name?: unknown };
-    if (typeof code === 'string' && DATABASE_DOWN_CODES.has(code)) return true;
-    if (name === 'KnexTimeoutError') return true;
-    if (typeof message === 'string' && /^Connection terminated|Connection ended unexpectedly/.test(message)) return true;
-  }
-  return false;
-}
 
 /** A database error's message holds the SQL with its bound values (password hashes, say): log only what names the failure. */
 function logUnhandled(ctx: Context, err: unknown) {
