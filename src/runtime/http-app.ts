@@ -42,7 +42,7 @@ export function createHttpApp(services: DomainServices) {
     ctx.body = report;
   });
 
-  const docs = docsRouter(buildOpenApi(v1Routes, services.config.http.publicUrl));
+  const docs = docsRouter(buildOpenApi(v1Routes, services.config.http.publicUrl), services.config.http.publicUrl);
 
   // Uploads stream their bytes to storage: whatever their Content-Type, nothing may read them first.
   const streamed = streamedBodyPaths(v1Routes);

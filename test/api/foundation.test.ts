@@ -135,6 +135,17 @@ test('the docs page loads Swagger UI from this server', async (t) => {
   const bundle = await fetch(`${app.url}/api/docs/swagger-ui-bundle.js`);
   t.is(bundle.status, 200);
   t.regex(bundle.headers.get('content-type') ?? '', /javascript/);
+  const start = await fetch(`${app.url}/api/docs/start.js`);
+  t.regex(await start.text(), /SwaggerUIBundle\(/);
+});
+
+test('the docs page runs no inline script and cannot be framed', async (t) => {
+  const page = await app.api.get('/api/docs');
+  const policy = page.headers.get('content-security-policy') ?? '';
+  t.regex(policy, /(^|; )script-src 'self'(;|$)/);
+  t.regex(policy, /frame-ancestors 'none'/);
+  t.is(page.headers.get('x-frame-options'), 'DENY');
+  t.notRegex(page.text, /<script>/, 'every script of the page is a file of this server');
 });
 
 test('GET /tags is an empty list until datasets exist, and an unknown tag is 404', async (t) => {

@@ -224,3 +224,18 @@ test('search → dataset → resource table → SQL query → CSV download, in t
   t.deepEqual(errors, []);
   await close();
 });
+
+test('the API docs page renders Swagger UI under its Content-Security-Policy', async (t) => {
+  const { page, errors, close } = await newPage();
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.goto('/api/docs');
+  await page.locator('.information-container .title').first().waitFor({ timeout: 15_000 });
+  t.regex((await page.locator('.information-container .title').first().textContent()) ?? '', /Almanac/);
+  t.true((await page.locator('.opblock').count()) > 10, 'the operations are listed');
+  t.deepEqual(violations, []);
+  t.deepEqual(errors, []);
+  await close();
+});
