@@ -131,12 +131,11 @@ test('the OpenAPI document is valid OpenAPI 3.1', async (t) => {
 test('the docs page loads Swagger UI from this server', async (t) => {
   const page = await app.api.get('/api/docs');
   t.is(page.status, 200);
-  t.regex(page.text, /\/api\/v1\/openapi\.json/);
   const bundle = await fetch(`${app.url}/api/docs/swagger-ui-bundle.js`);
   t.is(bundle.status, 200);
   t.regex(bundle.headers.get('content-type') ?? '', /javascript/);
   const start = await fetch(`${app.url}/api/docs/start.js`);
-  t.regex(await start.text(), /SwaggerUIBundle\(/);
+  t.regex(await start.text(), /SwaggerUIBundle\(\{ url: '\/api\/v1\/openapi\.json'/);
 });
 
 test('the docs page runs no inline script and cannot be framed', async (t) => {
