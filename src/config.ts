@@ -190,6 +190,11 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       port: e.PORT,
       host: e.HOST,
       publicUrl,
+      /**
+       * PUBLIC_URL was given: it is then the only origin a cookie-authenticated change may come from (a
+       * Host header is the client's to choose). Without it, the Host the browser used also counts.
+       */
+      publicUrlFixed: e.PUBLIC_URL !== undefined,
       trustProxy: e.TRUST_PROXY,
       trustedProxyHops: e.TRUST_PROXY_HOPS,
       maxJsonBody: e.MAX_JSON_BODY,

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import { fieldPaths, isProblem } from '../helpers/problem.ts';
 import { startTestApp, until, type TestApp } from '../helpers/app.ts';
@@ -268,6 +269,33 @@ test('a cookie-authenticated write needs this site as its Origin (or Referer)', 
 
   // Reads carry no risk and need no Origin.
   t.is((await app.api.get('/api/v1/api-tokens', { cookie, origin: 'https://evil.example' })).status, 200);
+});
+
+test('with PUBLIC_URL set, an Origin that only matches the Host header the client sent is refused', async (t) => {
+  t.is((await register('csrf-kim')).status, 201);
+  const { cookie } = await app.api.login('csrf-kim', 'password-123');
+  const { port } = new URL(app.url);
+  // A client chooses its Host header; only PUBLIC_URL says where this site is.
+  const status = await new Promise<number>((resolve, reject) => {
+    const body = JSON.stringify({ name: 'forged host' });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/api-tokens',
+        headers: { Host: 'evil.example', Origin: 'http://evil.example', Cookie: cookie, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.is(status, 403);
+  t.is((await app.api.get('/api/v1/api-tokens', { cookie })).body.count, 0);
 });
 
 test('bearer-authenticated writes need no Origin', async (t) => {

@@ -120,7 +120,10 @@ test('login and logout through the forms; a form without its CSRF token is refus
   t.true(home.text.includes(`Log out ${fx.people.member.username}`));
 
   t.is((await post('/logout', {}, cookie)).status, 403, 'logout needs the token too');
-  const out = await post('/logout', { _csrf: token }, cookie);
+  t.is((await post('/logout', { _csrf: token }, cookie)).status, 403, 'a token from before the login is not this session’s');
+  const sessionToken = /name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+  t.not(sessionToken, token);
+  const out = await post('/logout', { _csrf: sessionToken }, cookie);
   t.is(out.status, 302);
   t.false((await page('/', { cookie })).text.includes('Log out'), 'the session is closed');
 });

@@ -16,6 +16,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function authenticate(services: DomainServices, ckanTokens: (path: string) => boolean = () => false): Middleware {
   const publicOrigin = new URL(services.config.http.publicUrl).origin;
+  const { publicUrlFixed } = services.config.http;
   return async (ctx, next) => {
     // The request's EntityManager is forked on first use: a route that reads no entity (settings, or a
     // detail read in one statement) does not pay for an identity map it never fills.
@@ -46,7 +47,7 @@ export function authenticate(services: DomainServices, ckanTokens: (path: string
     } else {
       const unsafe = !SAFE_METHODS.has(ctx.method);
       const origin = requestOrigin(ctx);
-      const allowed = origin !== undefined && [publicOrigin, `${ctx.protocol}://${ctx.host}`].includes(origin);
+      const allowed = origin !== undefined && (origin === publicOrigin || (!publicUrlFixed && origin === `${ctx.protocol}://${ctx.host}`));
       // A browser posting from another site must not act with our cookie, nor log someone in (login CSRF).
       if (unsafe && origin !== undefined && !allowed) throw forbidden('Cross-origin request refused: the Origin does not match this site.');
       // Koa builds a cookie jar on first use of ctx.cookies: most API calls carry no cookie at all.
