@@ -11,8 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../src/logger.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
-import { v1Routes } from '../src/api/v1/index.ts';
-import { routeKey } from '../src/http/route.ts';
+import { neverAuditedMessage, unitsNeverAudited } from './helpers/audited-units.ts';
 import { startEngines } from './helpers/engines.ts';
 import { chromiumBinary, embeddingModelPath, minioBinary, pythonTools } from './helpers/tools.ts';
 
@@ -30,7 +29,8 @@ const [, modelPath, python, chromium, workflowBundle] = await Promise.all([
   bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
 ]);
 const engines = await startEngines('test', log, { minio: true });
-const selfCheckReport = path.join(bundleDir, 'audited-routes.txt');
+// A run given ALMANAC_SELF_CHECK_REPORT keeps its report there: which units a partial run covered.
+const selfCheckReport = process.env.ALMANAC_SELF_CHECK_REPORT || path.join(bundleDir, 'audited-units.txt');
 const { pg, temporal } = engines;
 const minio = engines.minio!;
 console.log(
@@ -61,20 +61,14 @@ process.on('SIGTERM', forward);
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 
 await engines.stop();
-// A whole run must have seen every route succeed under the self-checks (schema and authorization audit).
+// A whole run must have seen every unit of every entry point (REST routes, MCP tools, CKAN actions, web
+// pages, feeds) succeed under the self-checks (authorization audit; response schemas for REST).
 const fullRun = process.argv.slice(2).every((arg) => arg.startsWith('-'));
-const unaudited = fullRun && code === 0 ? await routesNeverAudited(selfCheckReport) : [];
+const unaudited = fullRun && code === 0 ? await unitsNeverAudited(selfCheckReport) : [];
 await fs.rm(bundleDir, { recursive: true, force: true });
 if (unaudited.length) {
-  console.log(
-    `self-check: no test made these routes succeed, so neither their schema nor their authorization was checked:\n  ${unaudited.join('\n  ')}`,
-  );
+  console.log(neverAuditedMessage(unaudited));
   process.exitCode = 1;
 }
 console.log(`suite finished in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 process.exit(code || process.exitCode || 0);
-
-async function routesNeverAudited(report: string): Promise<string[]> {
-  const seen = new Set((await fs.readFile(report, 'utf8').catch(() => '')).split('\n'));
-  return v1Routes.map(routeKey).filter((key) => !seen.has(key));
-}

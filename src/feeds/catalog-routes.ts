@@ -3,7 +3,9 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { DomainContext, DomainServices } from '../domain/context.ts';
 import { invalidParameters } from '../domain/errors.ts';
+import { sendProblem } from '../http/problem.ts';
 import { fieldErrors } from '../http/validate.ts';
+import { auditedRunner, unitKey, type UnitDeclaration } from '../policies/audited-runner.ts';
 import { croissantDataset } from './croissant.ts';
 import { dataJson } from './data-json.ts';
 import { catalogGraph, datasetGraph, type CatalogSite } from './dcat-graph.ts';
@@ -47,6 +49,22 @@ const CONTENT_TYPES: Record<RdfFormat, string> = {
 };
 
 /**
+ * Every feed route: each answers through `feed()`, which runs it under the audited runner as
+ * `feed:<line>`, and the audit report expects each to have run (test/run.ts). Feeds are public, but they
+ * read through the visibility rule like any other caller, so none declares `noPolicy`.
+ */
+export const FEED_ROUTES = {
+  'GET /catalog': {},
+  'GET /catalog.ttl': {},
+  'GET /catalog.jsonld': {},
+  'GET /catalog.rdf': {},
+  'GET /dataset/:file': {},
+  'GET /dataset/:nameOrId/croissant.jsonld': {},
+  'GET /data.json': {},
+} satisfies Record<string, UnitDeclaration>;
+export type FeedRoute = keyof typeof FEED_ROUTES;
+
+/**
  * The feeds' routes: `/catalog(.ttl|.jsonld|.rdf)`, `/dataset/{nameOrId}.{ttl,jsonld,rdf}`,
  * `/dataset/{nameOrId}/croissant.jsonld` and `/data.json`. All public, all read as an anonymous caller.
  */
@@ -54,6 +72,13 @@ export function catalogRoutes(services: DomainServices): Router {
   const site: CatalogSite = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
   const router = new Router();
   const domainOf = (ctx: Context) => ctx.state.domain as DomainContext;
+  const run = auditedRunner(services.config.http);
+  /** Answers a request of a feed route, its failures (and text nothing can store) as problem+json. */
+  const feed = (route: FeedRoute, ctx: Context, serve: () => Promise<void>) =>
+    run({ key: unitKey('feed', route), ...FEED_ROUTES[route] }, serve, {
+      refuse: (err) => sendProblem(ctx, err),
+      inputs: [ctx.params, ctx.query],
+    });
 
   async function serveCatalog(ctx: Context, format: RdfFormat, path: string) {
     const query = parseCatalogQuery(ctx);
@@ -77,16 +102,18 @@ export function catalogRoutes(services: DomainServices): Router {
     ctx.body = await serializeRdf(quads, format);
   }
 
-  router.get('/catalog', async (ctx) => {
+  router.get('/catalog', (ctx) => {
     ctx.vary('Accept');
-    await serveCatalog(
-      ctx,
-      negotiateRdf((...types) => ctx.accepts(...types)),
-      '/catalog',
+    return feed('GET /catalog', ctx, () =>
+      serveCatalog(
+        ctx,
+        negotiateRdf((...types) => ctx.accepts(...types)),
+        '/catalog',
+      ),
     );
   });
   for (const format of Object.keys(RDF_FORMATS) as RdfFormat[]) {
-    router.get(`/catalog.${format}`, (ctx) => serveCatalog(ctx, format, `/catalog.${format}`));
+    router.get(`/catalog.${format}`, (ctx) => feed(`GET /catalog.${format}`, ctx, () => serveCatalog(ctx, format, `/catalog.${format}`)));
   }
 
   // `/dataset/{nameOrId}.ttl` and the others; the dataset's IRI itself, `/dataset/{id}`, answers RDF to a
@@ -102,21 +129,29 @@ export function catalogRoutes(services: DomainServices): Router {
       const preferred = ctx.accepts('text/html', ...Object.values(RDF_FORMATS));
       format = (Object.keys(RDF_FORMATS) as RdfFormat[]).find((f) => RDF_FORMATS[f] === preferred);
     }
+    // Outside the feed's audit: the page that answers instead runs under its own.
     if (!format) return next();
-    const dataset = await publicDataset(domainOf(ctx), format === extension ? file.slice(0, dot) : file);
-    ctx.type = CONTENT_TYPES[format];
-    ctx.body = await serializeRdf(datasetGraph(site, dataset), format);
+    const chosen = format;
+    await feed('GET /dataset/:file', ctx, async () => {
+      const dataset = await publicDataset(domainOf(ctx), chosen === extension ? file.slice(0, dot) : file);
+      ctx.type = CONTENT_TYPES[chosen];
+      ctx.body = await serializeRdf(datasetGraph(site, dataset), chosen);
+    });
   });
 
-  router.get('/dataset/:nameOrId/croissant.jsonld', async (ctx) => {
-    const dataset = await publicDataset(domainOf(ctx), ctx.params.nameOrId!);
-    ctx.type = RDF_FORMATS.jsonld;
-    ctx.body = croissantDataset(site, dataset);
-  });
+  router.get('/dataset/:nameOrId/croissant.jsonld', (ctx) =>
+    feed('GET /dataset/:nameOrId/croissant.jsonld', ctx, async () => {
+      const dataset = await publicDataset(domainOf(ctx), ctx.params.nameOrId!);
+      ctx.type = RDF_FORMATS.jsonld;
+      ctx.body = croissantDataset(site, dataset);
+    }),
+  );
 
-  router.get('/data.json', async (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = await dataJson(site, everyPublicDataset(domainOf(ctx)));
-  });
+  router.get('/data.json', (ctx) =>
+    feed('GET /data.json', ctx, async () => {
+      ctx.type = 'application/json';
+      ctx.body = await dataJson(site, everyPublicDataset(domainOf(ctx)));
+    }),
+  );
   return router;
 }

@@ -1,11 +1,10 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from 'pino';
+import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor } from '../domain/actor.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { DomainError, notQueryable } from '../domain/errors.ts';
-import { auditPolicies, PolicyNotConsulted } from '../policies/audit.ts';
+import { notQueryable, type DomainError } from '../domain/errors.ts';
+import { auditedRunner, unitKey } from '../policies/audited-runner.ts';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
 import { listGroups } from '../domain/groups/groups.ts';
@@ -34,30 +33,24 @@ const json = (value: unknown): CallToolResult => ({
   structuredContent: value as Record<string, unknown>,
 });
 
-/**
- * Runs a tool's action. A domain refusal (not found, not queryable, busy, timeout…) is a tool error the
- * agent can read. With self-checks on, an action that finished without asking any authorization rule
- * fails (src/policies/audit.ts).
- */
-const runner =
-  (selfCheck: boolean, log: Logger) =>
-  async (work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
-    try {
-      if (!selfCheck) return await work();
-      const { result, consulted } = await auditPolicies(work);
-      if (!consulted && !result.isError) {
-        const err = new PolicyNotConsulted('an MCP tool finished without consulting any authorization rule');
-        log.error({ err }, 'self-check failed');
-        throw err;
-      }
-      return result;
-    } catch (err) {
-      if (err instanceof DomainError) {
-        return { isError: true, content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }] };
-      }
-      throw err;
-    }
-  };
+/** Every tool the server offers: the audit report expects each to have run (test/run.ts). */
+export const MCP_TOOL_NAMES = [
+  'search_datasets',
+  'get_dataset',
+  'get_resource',
+  'get_resource_schema',
+  'query_resource',
+  'list_organizations',
+  'list_groups',
+  'list_tags',
+] as const;
+export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
+
+/** A domain refusal (not found, not queryable, busy, timeout…) is a tool error the agent can read. */
+const toolError = (err: DomainError): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: `${err.title} (${err.code}): ${err.message}` }],
+});
 
 const offset = z.number().int().min(0).default(0).describe('Results to skip, for paging');
 const limit = (byDefault: number, max: number) =>
@@ -65,7 +58,8 @@ const limit = (byDefault: number, max: number) =>
 
 export function createMcpServer(caller: McpCaller): McpServer {
   const { domain, actor } = caller;
-  const run = runner(domain.config.http.selfCheck, domain.log);
+  // The SDK turns a thrown error into a tool error without a log line: the runner writes the self-check's.
+  const run = auditedRunner(domain.config.http, domain.log);
   const server = new McpServer(
     { name: 'almanac', title: domain.config.site.name, version: ALMANAC_VERSION },
     {
@@ -76,7 +70,16 @@ export function createMcpServer(caller: McpCaller): McpServer {
     },
   );
 
-  server.registerTool(
+  /** Registers a tool whose every call runs through the audited runner, as `mcp:<name>`. */
+  const register = <Args extends z.ZodRawShape>(
+    name: McpToolName,
+    config: { title: string; description: string; inputSchema: Args; annotations: ToolAnnotations },
+    work: (args: z.output<z.ZodObject<Args>>) => Promise<CallToolResult>,
+  ) =>
+    server.registerTool(name, config, ((args: z.output<z.ZodObject<Args>>) =>
+      run({ key: unitKey('mcp', name) }, () => work(args), { refuse: toolError, inputs: [args] })) as unknown as ToolCallback<Args>);
+
+  register(
     'search_datasets',
     {
       title: 'Search datasets',
@@ -94,22 +97,21 @@ export function createMcpServer(caller: McpCaller): McpServer {
       },
       annotations: { title: 'Search datasets', ...READ_ONLY },
     },
-    (args) =>
-      run(async () => {
-        const found = await listDatasets(domain, actor, {
-          q: args.q,
-          semantic: args.semantic,
-          offset: args.offset,
-          limit: args.limit,
-          ...(args.organization ? { organization: [args.organization] } : {}),
-          ...(args.tags?.length ? { tags: args.tags } : {}),
-          private: true,
-        });
-        return json(found);
-      }),
+    async (args) => {
+      const found = await listDatasets(domain, actor, {
+        q: args.q,
+        semantic: args.semantic,
+        offset: args.offset,
+        limit: args.limit,
+        ...(args.organization ? { organization: [args.organization] } : {}),
+        ...(args.tags?.length ? { tags: args.tags } : {}),
+        private: true,
+      });
+      return json(found);
+    },
   );
 
-  server.registerTool(
+  register(
     'get_dataset',
     {
       title: 'Get a dataset',
@@ -118,10 +120,10 @@ export function createMcpServer(caller: McpCaller): McpServer {
       inputSchema: { nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID') },
       annotations: { title: 'Get a dataset', ...READ_ONLY },
     },
-    (args) => run(async () => json(await getDataset(domain, actor, args.nameOrId, { draft: false }))),
+    async (args) => json(await getDataset(domain, actor, args.nameOrId, { draft: false })),
   );
 
-  server.registerTool(
+  register(
     'get_resource',
     {
       title: 'Get a resource',
@@ -129,15 +131,14 @@ export function createMcpServer(caller: McpCaller): McpServer {
       inputSchema: { id: z.uuid().describe('The resource UUID') },
       annotations: { title: 'Get a resource', ...READ_ONLY },
     },
-    (args) =>
-      run(async () => {
-        // An upload's url is its /download on this catalog once its bytes are complete; a link's, the link.
-        const resource = await getResource(domain, actor, args.id);
-        return json({ ...resource, downloadUrl: resource.url });
-      }),
+    async (args) => {
+      // An upload's url is its /download on this catalog once its bytes are complete; a link's, the link.
+      const resource = await getResource(domain, actor, args.id);
+      return json({ ...resource, downloadUrl: resource.url });
+    },
   );
 
-  server.registerTool(
+  register(
     'get_resource_schema',
     {
       title: 'Get a resource schema',
@@ -147,17 +148,16 @@ export function createMcpServer(caller: McpCaller): McpServer {
       inputSchema: { id: z.uuid().describe('The resource UUID') },
       annotations: { title: 'Get a resource schema', ...READ_ONLY },
     },
-    (args) =>
-      run(async () => {
-        const found = await resourceSchema(domain, actor, args.id);
-        if (!found.queryable) throw notQueryable();
-        const columns = ((found.schema as { columns?: Array<{ name: string }> }).columns ?? []).map((c) => c.name);
-        const picked = columns.slice(0, 3).map(sqlColumn).join(', ') || '*';
-        return json({ ...found, table: 'data', exampleQuery: `SELECT ${picked} FROM data LIMIT 10` });
-      }),
+    async (args) => {
+      const found = await resourceSchema(domain, actor, args.id);
+      if (!found.queryable) throw notQueryable();
+      const columns = ((found.schema as { columns?: Array<{ name: string }> }).columns ?? []).map((c) => c.name);
+      const picked = columns.slice(0, 3).map(sqlColumn).join(', ') || '*';
+      return json({ ...found, table: 'data', exampleQuery: `SELECT ${picked} FROM data LIMIT 10` });
+    },
   );
 
-  server.registerTool(
+  register(
     'query_resource',
     {
       title: 'Query a resource',
@@ -171,22 +171,21 @@ export function createMcpServer(caller: McpCaller): McpServer {
       },
       annotations: { title: 'Query a resource', ...READ_ONLY },
     },
-    (args) =>
-      run(async () => {
-        const result = await queryResource(domain, actor, args.id, args.sql, caller.queryCaller);
-        const summary = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated: more rows exist)' : ''}, ${result.elapsedMs} ms`;
-        return {
-          content: [{ type: 'text', text: `${markdownTable(result.columns, result.rows)}\n\n${summary}` }],
-          structuredContent: result as unknown as Record<string, unknown>,
-        };
-      }),
+    async (args) => {
+      const result = await queryResource(domain, actor, args.id, args.sql, caller.queryCaller);
+      const summary = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated: more rows exist)' : ''}, ${result.elapsedMs} ms`;
+      return {
+        content: [{ type: 'text', text: `${markdownTable(result.columns, result.rows)}\n\n${summary}` }],
+        structuredContent: result as unknown as Record<string, unknown>,
+      };
+    },
   );
 
   for (const [name, kind, title] of [
     ['list_organizations', 'organization', 'organizations'],
     ['list_groups', 'category', 'categories (groups)'],
   ] as const) {
-    server.registerTool(
+    register(
       name,
       {
         title: `List ${title}`,
@@ -198,11 +197,11 @@ export function createMcpServer(caller: McpCaller): McpServer {
         },
         annotations: { title: `List ${title}`, ...READ_ONLY },
       },
-      (args) => run(async () => json(await listGroups(domain, actor, kind, { q: args.q }, { offset: args.offset, limit: args.limit }))),
+      async (args) => json(await listGroups(domain, actor, kind, { q: args.q }, { offset: args.offset, limit: args.limit })),
     );
   }
 
-  server.registerTool(
+  register(
     'list_tags',
     {
       title: 'List tags',
@@ -210,7 +209,7 @@ export function createMcpServer(caller: McpCaller): McpServer {
       inputSchema: { q: z.string().trim().min(1).max(200).optional().describe('Part of the tag name'), offset, limit: limit(50, 200) },
       annotations: { title: 'List tags', ...READ_ONLY },
     },
-    (args) => run(async () => json(await listTags(domain, actor, args.q, { offset: args.offset, limit: args.limit }))),
+    async (args) => json(await listTags(domain, actor, args.q, { offset: args.offset, limit: args.limit })),
   );
 
   return server;

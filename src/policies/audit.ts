@@ -3,8 +3,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * CKAN's habit: an action that finished without asking any authorization rule is a bug waiting to
  * leak. Every rule of this folder records that it was asked; `auditPolicies` runs an action and says
- * whether one was. The HTTP routes and the MCP tools run their actions under it when self-checks are
- * on (ALMANAC_SELF_CHECK, which the test suite sets), so the whole suite is the audit.
+ * whether one was. Every entry point runs its actions under it through the audited runner
+ * (audited-runner.ts) when self-checks are on (ALMANAC_SELF_CHECK, which the test suite sets), so the
+ * whole suite is the audit.
  */
 const asked = new AsyncLocalStorage<{ count: number }>();
 

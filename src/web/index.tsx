@@ -17,7 +17,7 @@ import { GroupPageView, GroupsPage } from './pages/groups.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
-import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, mountPage } from './page-context.tsx';
 import { mountAccountPages } from './account-pages.tsx';
 import { mountPublishPages } from './publish-pages.tsx';
 import { mountResourcePages } from './resource-pages.tsx';
@@ -54,7 +54,7 @@ export function webRouter(services: DomainServices) {
     return next();
   });
 
-  router.get('/static/:file', (ctx) => {
+  mountPage(router, services, 'GET /static/:file', async (ctx) => {
     const asset = ASSETS.get(ctx.params.file!);
     if (!asset) return;
     ctx.type = asset.type;
@@ -62,139 +62,113 @@ export function webRouter(services: DomainServices) {
     ctx.body = asset.body;
   });
 
-  router.get(
-    '/',
-    page(services, async (ctx) => {
-      const domain = domainOf(ctx);
-      const actor = actorOf(ctx);
-      const groupPage = { offset: 0, limit: 12 };
-      const [frame, recent, organizations, categories] = await Promise.all([
-        frameOf(ctx, services),
-        listDatasets(domain, actor, { offset: 0, limit: 6, private: true }),
-        listGroups(domain, actor, 'organization', {}, groupPage),
-        listGroups(domain, actor, 'category', {}, groupPage),
-      ]);
-      sendPage(ctx, <HomePage frame={frame} recent={recent} organizations={organizations} categories={categories} />);
-    }),
-  );
+  mountPage(router, services, 'GET /', async (ctx) => {
+    const domain = domainOf(ctx);
+    const actor = actorOf(ctx);
+    const groupPage = { offset: 0, limit: 12 };
+    const [frame, recent, organizations, categories] = await Promise.all([
+      frameOf(ctx, services),
+      listDatasets(domain, actor, { offset: 0, limit: 6, private: true }),
+      listGroups(domain, actor, 'organization', {}, groupPage),
+      listGroups(domain, actor, 'category', {}, groupPage),
+    ]);
+    sendPage(ctx, <HomePage frame={frame} recent={recent} organizations={organizations} categories={categories} />);
+  });
 
-  router.get(
-    '/dataset',
-    page(services, async (ctx) => {
-      const params = new URLSearchParams(ctx.querystring);
-      const filters = Object.fromEntries(FACET_KEYS.map((key) => [key, params.getAll(key).filter(Boolean).slice(0, 50)])) as Record<
-        FacetKey,
-        string[]
-      >;
-      const offset = Math.max(0, Math.min(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 10_000));
-      const state: SearchState = { q: (params.get('q') ?? '').trim().slice(0, 500), filters, offset, limit: PAGE_SIZE };
-      const [frame, results] = await Promise.all([
-        frameOf(ctx, services),
-        listDatasets(domainOf(ctx), actorOf(ctx), {
-          q: state.q || undefined,
-          offset,
-          limit: PAGE_SIZE,
-          private: true,
-          include_facets: true,
-          facet_limit: 10,
-          ...Object.fromEntries(FACET_KEYS.filter((key) => filters[key].length).map((key) => [key, filters[key]])),
-        }),
-      ]);
-      sendPage(ctx, <SearchPage frame={frame} state={state} page={results} />);
-    }),
-  );
+  mountPage(router, services, 'GET /dataset', async (ctx) => {
+    const params = new URLSearchParams(ctx.querystring);
+    const filters = Object.fromEntries(FACET_KEYS.map((key) => [key, params.getAll(key).filter(Boolean).slice(0, 50)])) as Record<
+      FacetKey,
+      string[]
+    >;
+    const offset = Math.max(0, Math.min(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 10_000));
+    const state: SearchState = { q: (params.get('q') ?? '').trim().slice(0, 500), filters, offset, limit: PAGE_SIZE };
+    const [frame, results] = await Promise.all([
+      frameOf(ctx, services),
+      listDatasets(domainOf(ctx), actorOf(ctx), {
+        q: state.q || undefined,
+        offset,
+        limit: PAGE_SIZE,
+        private: true,
+        include_facets: true,
+        facet_limit: 10,
+        ...Object.fromEntries(FACET_KEYS.filter((key) => filters[key].length).map((key) => [key, filters[key]])),
+      }),
+    ]);
+    sendPage(ctx, <SearchPage frame={frame} state={state} page={results} />);
+  });
 
   mountPublishPages(router, services);
 
-  router.get(
-    '/dataset/:name',
-    page(services, async (ctx) => {
-      const [frame, dataset, editable] = await Promise.all([
-        frameOf(ctx, services),
-        getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false }),
-        mayEditDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!),
-      ]);
-      // The feeds describe public, active datasets only; a private one's page carries none of their links.
-      const site = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
-      const jsonLd =
-        !dataset.private && dataset.state === 'active'
-          ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] })
-          : null;
-      const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
-      sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} editable={editable} />);
-    }),
-  );
+  mountPage(router, services, 'GET /dataset/:name', async (ctx) => {
+    const [frame, dataset, editable] = await Promise.all([
+      frameOf(ctx, services),
+      getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false }),
+      mayEditDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!),
+    ]);
+    // The feeds describe public, active datasets only; a private one's page carries none of their links.
+    const site = { publicUrl: services.config.http.publicUrl, siteName: services.config.site.name };
+    const jsonLd =
+      !dataset.private && dataset.state === 'active' ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] }) : null;
+    const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
+    sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} editable={editable} />);
+  });
 
   for (const [path, kind, groupKind, filter] of [
     ['/organization', 'organization', 'organization', 'organization'],
     ['/group', 'group', 'category', 'groups'],
   ] as const) {
-    router.get(
-      path,
-      page(services, async (ctx) => {
-        const [frame, groups] = await Promise.all([
-          frameOf(ctx, services),
-          listGroups(domainOf(ctx), actorOf(ctx), groupKind, {}, { offset: 0, limit: 100 }),
-        ]);
-        sendPage(ctx, <GroupsPage frame={frame} kind={kind} groups={groups} />);
-      }),
-    );
-    router.get(
-      `${path}/:name`,
-      page(services, async (ctx) => {
-        const domain = domainOf(ctx);
-        const actor = actorOf(ctx);
-        const group = await getGroup(domain, actor, groupKind, ctx.params.name!);
-        const [frame, datasets] = await Promise.all([
-          frameOf(ctx, services),
-          listDatasets(domain, actor, { offset: 0, limit: PAGE_SIZE, private: true, [filter]: [group.name] }),
-        ]);
-        sendPage(ctx, <GroupPageView frame={frame} kind={kind} group={group} datasets={datasets} filter={filter} />);
-      }),
-    );
+    mountPage(router, services, `GET ${path}`, async (ctx) => {
+      const [frame, groups] = await Promise.all([
+        frameOf(ctx, services),
+        listGroups(domainOf(ctx), actorOf(ctx), groupKind, {}, { offset: 0, limit: 100 }),
+      ]);
+      sendPage(ctx, <GroupsPage frame={frame} kind={kind} groups={groups} />);
+    });
+    mountPage(router, services, `GET ${path}/:name`, async (ctx) => {
+      const domain = domainOf(ctx);
+      const actor = actorOf(ctx);
+      const group = await getGroup(domain, actor, groupKind, ctx.params.name!);
+      const [frame, datasets] = await Promise.all([
+        frameOf(ctx, services),
+        listDatasets(domain, actor, { offset: 0, limit: PAGE_SIZE, private: true, [filter]: [group.name] }),
+      ]);
+      sendPage(ctx, <GroupPageView frame={frame} kind={kind} group={group} datasets={datasets} filter={filter} />);
+    });
   }
 
   mountResourcePages(router, services);
   mountAccountPages(router, services);
 
-  router.get(
-    '/login',
-    page(services, async (ctx) => {
-      sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} next={localPath(ctx.query.next as string | undefined)} />);
-    }),
-  );
+  mountPage(router, services, 'GET /login', async (ctx) => {
+    sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} next={localPath(ctx.query.next as string | undefined)} />);
+  });
 
-  router.post(
-    '/login',
-    page(services, async (ctx) => {
-      const form = await readForm(ctx);
-      checkCsrf(ctx, form);
-      const username = form.get('username') ?? '';
-      const next = localPath(form.get('next'));
-      try {
-        const password = form.get('password') ?? '';
-        const credentials = username.includes('@') ? { email: username, password } : { username, password };
-        const { session } = await login(domainOf(ctx), credentials, ctx.ip);
-        setSessionCookie(ctx, session.secret, session.expiresAt);
-        ctx.redirect(next);
-      } catch (err) {
-        if (!(err instanceof DomainError) || !['invalid_credentials', 'login_rate_limited'].includes(err.code)) throw err;
-        for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
-        sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} error={err.message} username={username} next={next} />, err.status);
-      }
-    }),
-  );
+  mountPage(router, services, 'POST /login', async (ctx) => {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form);
+    const username = form.get('username') ?? '';
+    const next = localPath(form.get('next'));
+    try {
+      const password = form.get('password') ?? '';
+      const credentials = username.includes('@') ? { email: username, password } : { username, password };
+      const { session } = await login(domainOf(ctx), credentials, ctx.ip);
+      setSessionCookie(ctx, session.secret, session.expiresAt);
+      ctx.redirect(next);
+    } catch (err) {
+      if (!(err instanceof DomainError) || !['invalid_credentials', 'login_rate_limited'].includes(err.code)) throw err;
+      for (const [name, value] of Object.entries(err.headers ?? {})) ctx.set(name, value);
+      sendPage(ctx, <LoginPage frame={await frameOf(ctx, services)} error={err.message} username={username} next={next} />, err.status);
+    }
+  });
 
-  router.post(
-    '/logout',
-    page(services, async (ctx) => {
-      checkCsrf(ctx, await readForm(ctx));
-      const secret = ctx.cookies.get(sessionCookieName(ctx));
-      if (secret) await closeSession(domainOf(ctx), secret);
-      setSessionCookie(ctx, null);
-      ctx.redirect('/');
-    }),
-  );
+  mountPage(router, services, 'POST /logout', async (ctx) => {
+    checkCsrf(ctx, await readForm(ctx));
+    const secret = ctx.cookies.get(sessionCookieName(ctx));
+    if (secret) await closeSession(domainOf(ctx), secret);
+    setSessionCookie(ctx, null);
+    ctx.redirect('/');
+  });
 
   return router;
 }

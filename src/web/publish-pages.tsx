@@ -9,7 +9,7 @@ import { addResource } from '../domain/resources/resources.ts';
 import { fieldErrors } from '../http/validate.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
-import { actorOf, domainOf, frameOf, loggedIn, page } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, loggedIn, mountPage } from './page-context.tsx';
 import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption } from './pages/dataset-form.tsx';
 import type { DatasetDetail } from './pages/types.ts';
 import { sendPage } from './render.ts';
@@ -86,33 +86,27 @@ const editPath = (name: string) => `/dataset/${encodeURIComponent(name)}/edit`;
 
 /** Creating a draft, editing it, adding its resources and publishing it, in pages. */
 export function mountPublishPages(router: Router, services: DomainServices) {
-  router.get(
-    '/dataset/new',
-    page(services, async (ctx) => {
-      if (!loggedIn(ctx)) return;
-      const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
-      sendPage(ctx, <NewDatasetPage frame={frame} values={EMPTY} errors={[]} orgs={orgs} />);
-    }),
-  );
+  mountPage(router, services, 'GET /dataset/new', async (ctx) => {
+    if (!loggedIn(ctx)) return;
+    const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
+    sendPage(ctx, <NewDatasetPage frame={frame} values={EMPTY} errors={[]} orgs={orgs} />);
+  });
 
-  router.post(
-    '/dataset/new',
-    page(services, async (ctx) => {
-      const form = await readForm(ctx);
-      checkCsrf(ctx, form);
-      if (!loggedIn(ctx)) return;
-      const values = valuesOf(form);
-      try {
-        const draft = await createDraft(domainOf(ctx), actorOf(ctx), inputOf(values));
-        ctx.redirect(editPath(draft.name));
-      } catch (err) {
-        const errors = fieldErrorsOf(err);
-        if (!errors) throw err;
-        const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
-        sendPage(ctx, <NewDatasetPage frame={frame} values={values} errors={errors} orgs={orgs} />, (err as DomainError).status);
-      }
-    }),
-  );
+  mountPage(router, services, 'POST /dataset/new', async (ctx) => {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form);
+    if (!loggedIn(ctx)) return;
+    const values = valuesOf(form);
+    try {
+      const draft = await createDraft(domainOf(ctx), actorOf(ctx), inputOf(values));
+      ctx.redirect(editPath(draft.name));
+    } catch (err) {
+      const errors = fieldErrorsOf(err);
+      if (!errors) throw err;
+      const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
+      sendPage(ctx, <NewDatasetPage frame={frame} values={values} errors={errors} orgs={orgs} />, (err as DomainError).status);
+    }
+  });
 
   /** The draft page, with the form's values and errors when a post failed. */
   const showDraft = async (ctx: Context, draft: DatasetDetail, values: FormValues, errors: FieldError[], status = 200) => {
@@ -136,74 +130,62 @@ export function mountPublishPages(router: Router, services: DomainServices) {
     return dataset;
   };
 
-  router.get(
-    '/dataset/:name/edit',
-    page(services, async (ctx) => {
-      if (!loggedIn(ctx)) return;
-      const draft = await loadDraft(ctx);
-      await showDraft(ctx, draft, valuesOfDataset(draft), []);
-    }),
-  );
+  mountPage(router, services, 'GET /dataset/:name/edit', async (ctx) => {
+    if (!loggedIn(ctx)) return;
+    const draft = await loadDraft(ctx);
+    await showDraft(ctx, draft, valuesOfDataset(draft), []);
+  });
 
-  router.post(
-    '/dataset/:name/edit',
-    page(services, async (ctx) => {
-      const form = await readForm(ctx);
-      checkCsrf(ctx, form);
-      if (!loggedIn(ctx)) return;
-      const draft = await loadDraft(ctx);
-      const values = valuesOf(form);
-      try {
-        const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, { ...keptFields(draft), ...inputOf(values) });
-        ctx.redirect(saved.state === 'active' ? `/dataset/${encodeURIComponent(saved.name)}` : editPath(saved.name));
-      } catch (err) {
-        const errors = fieldErrorsOf(err);
-        if (!errors) throw err;
-        await showDraft(ctx, draft, values, errors, (err as DomainError).status);
-      }
-    }),
-  );
+  mountPage(router, services, 'POST /dataset/:name/edit', async (ctx) => {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form);
+    if (!loggedIn(ctx)) return;
+    const draft = await loadDraft(ctx);
+    const values = valuesOf(form);
+    try {
+      const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, { ...keptFields(draft), ...inputOf(values) });
+      ctx.redirect(saved.state === 'active' ? `/dataset/${encodeURIComponent(saved.name)}` : editPath(saved.name));
+    } catch (err) {
+      const errors = fieldErrorsOf(err);
+      if (!errors) throw err;
+      await showDraft(ctx, draft, values, errors, (err as DomainError).status);
+    }
+  });
 
-  router.post(
-    '/dataset/:name/resources',
-    page(services, async (ctx) => {
-      const form = await readForm(ctx);
-      checkCsrf(ctx, form);
-      if (!loggedIn(ctx)) return;
-      const draft = await loadDraft(ctx);
-      const parsed = ResourceBody.safeParse({
-        urlType: 'link',
-        url: form.get('url') || null,
-        name: form.get('name') || null,
-        format: form.get('format') || null,
-      });
-      try {
-        if (!parsed.success) throw validationFailed(fieldErrors(parsed.error, 'resource'), 'The link needs attention.');
-        await addResource(domainOf(ctx), actorOf(ctx), draft.id, parsed.data);
-        ctx.redirect(editPath(draft.name));
-      } catch (err) {
-        const errors = fieldErrorsOf(err);
-        if (!errors) throw err;
-        await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
-      }
-    }),
-  );
+  mountPage(router, services, 'POST /dataset/:name/resources', async (ctx) => {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form);
+    if (!loggedIn(ctx)) return;
+    const draft = await loadDraft(ctx);
+    const parsed = ResourceBody.safeParse({
+      urlType: 'link',
+      url: form.get('url') || null,
+      name: form.get('name') || null,
+      format: form.get('format') || null,
+    });
+    try {
+      if (!parsed.success) throw validationFailed(fieldErrors(parsed.error, 'resource'), 'The link needs attention.');
+      await addResource(domainOf(ctx), actorOf(ctx), draft.id, parsed.data);
+      ctx.redirect(editPath(draft.name));
+    } catch (err) {
+      const errors = fieldErrorsOf(err);
+      if (!errors) throw err;
+      await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+    }
+  });
 
-  router.post(
-    '/dataset/:name/publish',
-    page(services, async (ctx) => {
-      const form = await readForm(ctx);
-      checkCsrf(ctx, form);
-      if (!loggedIn(ctx)) return;
-      const draft = await loadDraft(ctx);
-      try {
-        const published = await publishDataset(domainOf(ctx), actorOf(ctx), draft.id);
-        ctx.redirect(`/dataset/${encodeURIComponent(published.name)}`);
-      } catch (err) {
-        const errors = fieldErrorsOf(err);
-        if (!errors) throw err;
-        await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
-      }
-    }),
-  );
+  mountPage(router, services, 'POST /dataset/:name/publish', async (ctx) => {
+    const form = await readForm(ctx);
+    checkCsrf(ctx, form);
+    if (!loggedIn(ctx)) return;
+    const draft = await loadDraft(ctx);
+    try {
+      const published = await publishDataset(domainOf(ctx), actorOf(ctx), draft.id);
+      ctx.redirect(`/dataset/${encodeURIComponent(published.name)}`);
+    } catch (err) {
+      const errors = fieldErrorsOf(err);
+      if (!errors) throw err;
+      await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+    }
+  });
 }

@@ -5,9 +5,9 @@ import { DomainError, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
-import { toCsv } from './csv.ts';
+import { toCsv } from '../tabular/csv-export.ts';
 import { binsByColumn, histogramSql } from './histogram.ts';
-import { actorOf, domainOf, frameOf, page } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, mountPage } from './page-context.tsx';
 import { QueryPage, type QueryOutcome } from './pages/query.tsx';
 import { ResourcePageView, type PreviewRows } from './pages/resource.tsx';
 import { sendPage } from './render.ts';
@@ -76,99 +76,90 @@ async function textStart(ctx: Context, resourceId: string): Promise<string | nul
 
 /** The resource page and its SQL console, with the console's CSV twin. */
 export function mountResourcePages(router: Router, services: DomainServices) {
-  router.get(
-    '/dataset/:name/resource/:id',
-    page(services, async (ctx) => {
-      const { dataset, resource } = await loadPair(ctx);
-      const domain = domainOf(ctx);
-      const actor = actorOf(ctx);
-      const [frame, pipeline, schema] = await Promise.all([
-        frameOf(ctx, services),
-        pipelineStatus(domain, actor, resource.id),
-        resourceSchema(domain, actor, resource.id),
-      ]);
-      let preview: PreviewRows | null = null;
-      let histograms: number[][] | null = null;
-      let notice: string | null = null;
-      if (schema.queryable) {
-        const offset = Math.max(0, Math.min(Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0, 1_000_000));
-        const numeric = (schema.schema?.columns ?? [])
-          .filter((c) => c.stats)
-          .map((c) => ({ name: c.name, min: Number(c.stats!.min), max: Number(c.stats!.max) }));
-        const sql = histogramSql(numeric);
-        // One query at a time per caller, as in the API: the rows, then the histograms, both within one wait.
-        const deadline = Date.now() + BUSY_WAIT_MS;
-        try {
-          const rows = await runQuery(ctx, resource.id, `SELECT * FROM data LIMIT ${ROWS_PER_PAGE} OFFSET ${offset}`, deadline);
-          preview = { columns: rows.columns, rows: rows.rows, offset, limit: ROWS_PER_PAGE };
-          if (sql) histograms = binsByColumn((await runQuery(ctx, resource.id, sql, deadline)).rows, numeric.length);
-        } catch (err) {
-          // The page stands without them: its columns, steps and links do not depend on a query.
-          if (!(err instanceof DomainError)) throw err;
-          notice =
-            err.code === 'query_busy'
-              ? 'Another query of yours is running: reload the page in a moment to see the rows.'
-              : `The rows could not be read: ${err.message}`;
-        }
+  mountPage(router, services, 'GET /dataset/:name/resource/:id', async (ctx) => {
+    const { dataset, resource } = await loadPair(ctx);
+    const domain = domainOf(ctx);
+    const actor = actorOf(ctx);
+    const [frame, pipeline, schema] = await Promise.all([
+      frameOf(ctx, services),
+      pipelineStatus(domain, actor, resource.id),
+      resourceSchema(domain, actor, resource.id),
+    ]);
+    let preview: PreviewRows | null = null;
+    let histograms: number[][] | null = null;
+    let notice: string | null = null;
+    if (schema.queryable) {
+      const offset = Math.max(0, Math.min(Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0, 1_000_000));
+      const numeric = (schema.schema?.columns ?? [])
+        .filter((c) => c.stats)
+        .map((c) => ({ name: c.name, min: Number(c.stats!.min), max: Number(c.stats!.max) }));
+      const sql = histogramSql(numeric);
+      // One query at a time per caller, as in the API: the rows, then the histograms, both within one wait.
+      const deadline = Date.now() + BUSY_WAIT_MS;
+      try {
+        const rows = await runQuery(ctx, resource.id, `SELECT * FROM data LIMIT ${ROWS_PER_PAGE} OFFSET ${offset}`, deadline);
+        preview = { columns: rows.columns, rows: rows.rows, offset, limit: ROWS_PER_PAGE };
+        if (sql) histograms = binsByColumn((await runQuery(ctx, resource.id, sql, deadline)).rows, numeric.length);
+      } catch (err) {
+        // The page stands without them: its columns, steps and links do not depend on a query.
+        if (!(err instanceof DomainError)) throw err;
+        notice =
+          err.code === 'query_busy'
+            ? 'Another query of yours is running: reload the page in a moment to see the rows.'
+            : `The rows could not be read: ${err.message}`;
       }
-      const text = schema.queryable ? null : await textStart(ctx, resource.id);
-      sendPage(
-        ctx,
-        <ResourcePageView
-          frame={frame}
-          dataset={dataset}
-          resource={resource}
-          pipeline={pipeline}
-          schema={schema}
-          histograms={histograms}
-          preview={preview}
-          text={text}
-          notice={notice}
-        />,
-      );
-    }),
-  );
+    }
+    const text = schema.queryable ? null : await textStart(ctx, resource.id);
+    sendPage(
+      ctx,
+      <ResourcePageView
+        frame={frame}
+        dataset={dataset}
+        resource={resource}
+        pipeline={pipeline}
+        schema={schema}
+        histograms={histograms}
+        preview={preview}
+        text={text}
+        notice={notice}
+      />,
+    );
+  });
 
-  router.get(
-    '/dataset/:name/resource/:id/query',
-    page(services, async (ctx) => {
-      const { dataset, resource } = await loadPair(ctx);
-      const sql = String(ctx.query.sql ?? '').trim();
-      const [frame, schema] = await Promise.all([frameOf(ctx, services), resourceSchema(domainOf(ctx), actorOf(ctx), resource.id)]);
-      let outcome: QueryOutcome | null = null;
-      let error: { title: string; detail: string } | null = null;
-      let status = 200;
-      if (sql) {
-        try {
-          outcome = await runQuery(ctx, resource.id, sql);
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          error = { title: err.title, detail: err.message };
-          status = err.status;
-        }
+  mountPage(router, services, 'GET /dataset/:name/resource/:id/query', async (ctx) => {
+    const { dataset, resource } = await loadPair(ctx);
+    const sql = String(ctx.query.sql ?? '').trim();
+    const [frame, schema] = await Promise.all([frameOf(ctx, services), resourceSchema(domainOf(ctx), actorOf(ctx), resource.id)]);
+    let outcome: QueryOutcome | null = null;
+    let error: { title: string; detail: string } | null = null;
+    let status = 200;
+    if (sql) {
+      try {
+        outcome = await runQuery(ctx, resource.id, sql);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        error = { title: err.title, detail: err.message };
+        status = err.status;
       }
-      sendPage(
-        ctx,
-        <QueryPage frame={frame} dataset={dataset} resource={resource} schema={schema} sql={sql} outcome={outcome} error={error} />,
-        status,
-      );
-    }),
-  );
+    }
+    sendPage(
+      ctx,
+      <QueryPage frame={frame} dataset={dataset} resource={resource} schema={schema} sql={sql} outcome={outcome} error={error} />,
+      status,
+    );
+  });
 
-  router.get(
-    '/dataset/:name/resource/:id/query.csv',
-    page(services, async (ctx) => {
-      const { resource } = await loadPair(ctx);
-      const sql = String(ctx.query.sql ?? '').trim();
-      if (!sql) throw new DomainError('invalid_parameters', 'Give the query as ?sql=…');
-      const outcome = await runQuery(ctx, resource.id, sql);
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.set(
-        'Content-Disposition',
-        `attachment; filename="${(resource.name || 'query').replace(/[^\w.-]+/g, '_').replace(/\.csv$/i, '')}-query.csv"`,
-      );
-      ctx.set('Cache-Control', 'private, no-store');
-      ctx.body = toCsv(outcome.columns, outcome.rows);
-    }),
-  );
+  mountPage(router, services, 'GET /dataset/:name/resource/:id/query.csv', async (ctx) => {
+    const { resource } = await loadPair(ctx);
+    const sql = String(ctx.query.sql ?? '').trim();
+    if (!sql) throw new DomainError('invalid_parameters', 'Give the query as ?sql=…');
+    const outcome = await runQuery(ctx, resource.id, sql);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set(
+      'Content-Disposition',
+      `attachment; filename="${(resource.name || 'query').replace(/[^\w.-]+/g, '_').replace(/\.csv$/i, '')}-query.csv"`,
+    );
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = toCsv(outcome.columns, outcome.rows);
+  });
 }

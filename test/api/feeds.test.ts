@@ -233,6 +233,22 @@ test('/catalog negotiates Turtle, JSON-LD and RDF/XML from Accept, Turtle by def
   t.like((await app.api.get('/catalog', accept('application/ld+json'))).body, { '@context': { dcat: 'http://www.w3.org/ns/dcat#' } });
 });
 
+test('the catalog by file name is Turtle, JSON-LD or RDF/XML whatever Accept says, and a public dataset has its Croissant', async (t) => {
+  for (const [format, expected] of [
+    ['ttl', 'text/turtle'],
+    ['jsonld', 'application/ld+json'],
+    ['rdf', 'application/rdf+xml'],
+  ] as const) {
+    const reply = await app.api.get(`/catalog.${format}`, accept('text/html'));
+    t.is(reply.status, 200, reply.text);
+    t.true(reply.headers.get('content-type')!.startsWith(expected), `/catalog.${format} → ${reply.headers.get('content-type')}`);
+    t.true(reply.text.includes(fx.public.rich.id), `/catalog.${format} lists the public dataset`);
+  }
+  const croissant = await app.api.get(`/dataset/${fx.public.rich.name}/croissant.jsonld`);
+  t.is(croissant.status, 200, croissant.text);
+  t.like(croissant.body, { '@type': 'sc:Dataset' });
+});
+
 test('every per-dataset feed is a 404 problem for a draft, a private, a deleted and an unknown dataset', async (t) => {
   const refs = [fx.draft.id, fx.draft.name, fx.private.id, fx.private.name, fx.deleted.id, fx.deleted.name, 'no-such-dataset'];
   for (const ref of refs) {

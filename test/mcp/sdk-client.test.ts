@@ -134,6 +134,10 @@ test.serial('bad input and refusals are tool errors the agent can read, and the 
     ['query_resource', { id: fx.csvId, sql: 'DROP TABLE data' }, /query_not_select/],
     ['query_resource', { id: fx.csvId, sql: 'SELECT nope FROM data' }, /query_invalid/],
     ['query_resource', { id: fx.csvId, sql: "SELECT current_setting('allowed_paths')" }, /query_invalid/],
+    // The entry points' one guard: text PostgreSQL cannot store never reaches it.
+    ['get_dataset', { nameOrId: 'a\u0000b' }, /bad_request\): nameOrId: must not contain NUL characters/],
+    ['search_datasets', { q: 'x', tags: ['\u0000'] }, /bad_request\): tags\.0: must not contain NUL/],
+    ['list_organizations', { q: '\u0000' }, /bad_request/],
   ];
   for (const [name, args, message] of cases) {
     const result = await client.callTool({ name, arguments: args });

@@ -16,6 +16,11 @@ export class ActionParams {
 
   constructor(private readonly values: Record<string, unknown>) {}
 
+  /** The parameters as sent, for the entry-point guard against text nothing can store. */
+  get raw(): Readonly<Record<string, unknown>> {
+    return this.values;
+  }
+
   has(key: string): boolean {
     return this.values[key] !== undefined && this.values[key] !== null && this.values[key] !== '';
   }

@@ -1,6 +1,7 @@
 import type { Actor } from '../../../domain/actor.ts';
 import type { DomainContext } from '../../../domain/context.ts';
 import { invalidParameters } from '../../../domain/errors.ts';
+import type { UnitDeclaration } from '../../../policies/audited-runner.ts';
 import type { ActionParams } from '../params.ts';
 
 /** What an action gets: the caller, the domain, its parameters; it returns the envelope's `result`. */
@@ -12,7 +13,11 @@ export interface ActionCall {
   caller: string;
 }
 
-export interface Action {
+/**
+ * One action, as CKAN's `get_action` finds it: the router runs it through the audited runner as
+ * `ckan:<name>`, so it must consult an authorization rule or say in `noPolicy` why it needs none.
+ */
+export interface Action extends UnitDeclaration {
   /** help_show's text. */
   help: string;
   run(call: ActionCall): Promise<unknown>;

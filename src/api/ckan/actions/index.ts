@@ -1,4 +1,3 @@
-import type { Config } from '../../../config.ts';
 import { datastoreSearch, resourceShow } from './resources.ts';
 import { groupListAction, groupShowAction, organizationList, organizationShow } from './groups.ts';
 import { packageList, packageSearch, packageShow } from './packages.ts';
@@ -6,23 +5,23 @@ import { helpShow, licenseList, siteRead, statusShow } from './site.ts';
 import { tagList } from './tags.ts';
 import type { Action } from './action.ts';
 
-/** Every action the API answers, by CKAN name. */
-export function ckanActions(config: Config): Record<string, Action> {
-  const actions: Record<string, Action> = {
-    package_search: packageSearch,
-    package_show: packageShow,
-    package_list: packageList,
-    organization_list: organizationList,
-    organization_show: organizationShow,
-    group_list: groupListAction,
-    group_show: groupShowAction,
-    tag_list: tagList,
-    resource_show: resourceShow,
-    datastore_search: datastoreSearch,
-    status_show: statusShow(config),
-    site_read: siteRead,
-    license_list: licenseList,
-    help_show: helpShow(() => actions),
-  };
-  return actions;
-}
+/**
+ * Every action the API answers, by CKAN name: a new one is a line here (a write action too), and the
+ * audit report expects each to have run (test/run.ts).
+ */
+export const ckanActions: Record<string, Action> = {
+  package_search: packageSearch,
+  package_show: packageShow,
+  package_list: packageList,
+  organization_list: organizationList,
+  organization_show: organizationShow,
+  group_list: groupListAction,
+  group_show: groupShowAction,
+  tag_list: tagList,
+  resource_show: resourceShow,
+  datastore_search: datastoreSearch,
+  status_show: statusShow,
+  site_read: siteRead,
+  license_list: licenseList,
+  help_show: helpShow(() => ckanActions),
+};
