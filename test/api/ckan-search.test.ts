@@ -323,6 +323,8 @@ test('dates a database cannot hold are a 400 Search Query Error, not a 500', asy
     'metadata_modified:[* TO NOW+99999999999999999999WEEKS]',
     'metadata_modified:[0000-01-01T00:00:00Z TO *]',
     'metadata_created:[NOW-1000000DAYS TO NOW]',
+    // Kept to the millisecond, a finer lower bound rounds up: past the last instant a database holds.
+    'metadata_modified:[9999-12-31T23:59:59.9999Z TO *]',
   ]) {
     isSearchQueryError(t, await search({ fq }));
   }

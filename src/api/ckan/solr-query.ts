@@ -216,7 +216,10 @@ function parseDate(text: string, op: TimeBound['op'], source: string): Date {
   if (!m || !at || !inYears(at)) throw refuse(source, `Not a date: ${text}`);
   // Timestamps are kept to the millisecond: a finer bound rounds the way that keeps its meaning.
   const finer = Number((m[3] ?? '').slice(3) || '0') > 0;
-  return finer && (op === 'gte' || op === 'lt') ? new Date(at.getTime() + 1) : at;
+  const bound = finer && (op === 'gte' || op === 'lt') ? new Date(at.getTime() + 1) : at;
+  // The rounding can carry past the last instant of 9999, which PostgreSQL cannot store.
+  if (!inYears(bound)) throw refuse(source, `A date outside the years 1 to 9999: ${text}`);
+  return bound;
 }
 
 interface Accumulator {
