@@ -7,7 +7,7 @@ import { presentResource } from '../domain/resources/present.ts';
 
 /**
  * What the feeds publish: the catalog as an anonymous caller sees it, through the one visibility rule
- * (src/domain/catalog's active-only reads, over listDatasets and loadVisibleDataset). Feeds are public
+ * (src/domain/catalog's active-only reads, over findDatasetIds and loadVisibleDataset). Feeds are public
  * documents that harvesters cache and republish, so a private dataset never appears in them, whoever
  * asks; drafts and deleted datasets neither.
  */

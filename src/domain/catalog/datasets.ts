@@ -3,7 +3,7 @@ import { visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
-import { listDatasets } from '../datasets/list.ts';
+import { findDatasetIds } from '../datasets/list-ids.ts';
 import type { DatasetListQuery } from '../datasets/list-query.ts';
 import { getGroup } from '../groups/groups.ts';
 import type { PageRequest } from '../pagination.ts';
@@ -12,7 +12,7 @@ import type { PageRequest } from '../pagination.ts';
  * The published catalog as other catalogs' protocols read it (the CKAN-compatible API, the feeds):
  * active datasets only, never a draft nor a deleted one, whoever asks; private ones only for callers the
  * visibility rule lets see them, and only when the listing asks for private datasets. The listing and
- * its filters are GET /packages's (listDatasets); this adds the whole records (resources, organization).
+ * its filters are GET /packages's (findDatasetIds); this loads the whole records (resources, organization).
  */
 
 /** A dataset with everything a full record needs, loaded: organization, tags, categories, resources. */
@@ -40,15 +40,14 @@ async function withResources(ctx: DomainContext, datasets: Dataset[]): Promise<C
 
 /** A search of active datasets (the listing's filters, order and facets), each with its whole record. */
 export async function searchCatalog(ctx: DomainContext, actor: Actor, query: DatasetListQuery) {
-  const found = await listDatasets(ctx, actor, { ...query, state: 'active' });
-  const ids = found.results.map((d) => d.id);
-  const loaded = ids.length ? await ctx.em.find(Dataset, { id: { $in: ids } }) : [];
+  const found = await findDatasetIds(ctx, actor, { ...query, state: 'active' });
+  const loaded = found.ids.length ? await ctx.em.find(Dataset, { id: { $in: found.ids } }) : [];
   const byId = new Map(loaded.map((d) => [d.id, d]));
   const datasets = await withResources(
     ctx,
-    ids.flatMap((id) => byId.get(id) ?? []),
+    found.ids.flatMap((id) => byId.get(id) ?? []),
   );
-  return { count: found.count, datasets, facets: 'facets' in found ? found.facets : undefined };
+  return { count: found.total, datasets, facets: found.facets };
 }
 
 /** One active dataset the actor may see, with its whole record; a draft, a deleted or an unseen one is 404. */

@@ -1,4 +1,4 @@
-/** GET /packages's query, as the listing (list.ts) and the search under it (search.ts) both read it. */
+/** GET /packages's query, as the listing (list-ids.ts) and the search under it (search.ts) both read it. */
 export interface DatasetListQuery {
   q?: string;
   semantic?: boolean;
