@@ -5,6 +5,7 @@ import type { DomainContext } from '../src/domain/context.ts';
 import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
 import { announceRunVectors } from '../src/domain/harvest/runs.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
+import { checkPageBringsNew, checkRunCaps, claimRunPage, HarvestCapReached, markPageRecords } from '../src/domain/harvest/run-guards.ts';
 import type { HarvestCursor } from '../src/domain/harvest/record.ts';
 import { SourceInvalid } from '../src/domain/harvest/errors.ts';
 import { sourceHostOnly, sourceReader } from '../src/harvest/readers/index.ts';
@@ -54,12 +55,22 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
           pageSize: pageSize ?? undefined,
           allowPrivateNetworks: sourceHostOnly(source.url),
         });
+        try {
+          checkRunCaps(source, row, pageNo);
+        } catch (err) {
+          if (err instanceof HarvestCapReached)
+            throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+          throw err;
+        }
+        await claimRunPage(ctx.em, run.runRowId, cursor, pageNo);
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
+        await checkPageBringsNew(ctx.em, run.runRowId, pageNo, page.items);
         // A terminated or cancelled run reaches this activity through its heartbeats, as the signal.
         await applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, {
           onApplied: () => activity.heartbeat(),
           signal: activity.cancellationSignal,
         });
+        await markPageRecords(ctx.em, run.runRowId, pageNo);
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
       } finally {

@@ -56,6 +56,23 @@ export const HarvestRunRecord = defineEntity({
     /** Why it failed: invalid, too big, refused by a rule. */
     reason: p.string().length(1000).nullable(),
     at: p.datetime().onCreate(() => new Date()),
+    /** The run's page that first brought it: a later page bringing only such records is the source going round. */
+    page: p.integer().nullable(),
   },
 });
 export type HarvestRunRecord = InferEntity<typeof HarvestRunRecord>;
+
+/**
+ * The pages a run has asked for, by a digest of the reader's cursor (the page's URL, a CKAN `start`): a run
+ * asking again for a page it read before, under another number, is going round in the source's paging.
+ */
+export const HarvestRunPage = defineEntity({
+  name: 'HarvestRunPage',
+  tableName: 'harvest_run_pages',
+  properties: {
+    run: () => p.manyToOne(HarvestRun).primary().deleteRule('cascade'),
+    cursorDigest: p.string().length(64).primary(),
+    page: p.integer(),
+  },
+});
+export type HarvestRunPage = InferEntity<typeof HarvestRunPage>;

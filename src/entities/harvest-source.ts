@@ -26,6 +26,12 @@ export const HarvestSource = defineEntity({
     deleteRemoved: p.boolean().default(false),
     /** `daily`, `weekly` or a cron expression: a Temporal Schedule `harvest-schedule-<id>`. */
     schedule: p.string().length(100).nullable(),
+    /**
+     * A run stops, failed with this said as its reason, past this many pages or this many minutes: a source
+     * that pages forever (a loop the repeat checks cannot see, an endless feed) never holds a worker for good.
+     */
+    maxPages: p.integer().default(10_000),
+    maxRunMinutes: p.integer().default(24 * 60),
   },
 });
 export type HarvestSource = InferEntity<typeof HarvestSource>;

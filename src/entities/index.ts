@@ -13,6 +13,7 @@ export { SearchPoint, SEARCH_INDEXES } from './search-point.ts';
 export { HarvestSource, HARVEST_SOURCE_TYPES, type HarvestSourceType } from './harvest-source.ts';
 export {
   HarvestRun,
+  HarvestRunPage,
   HarvestRunRecord,
   HARVEST_RUN_STATUSES,
   HARVEST_OUTCOMES,
@@ -26,7 +27,7 @@ import { Resource } from './resource.ts';
 import { LinkCheck } from './link-check.ts';
 import { Embedding } from './embedding.ts';
 import { SearchPoint } from './search-point.ts';
-import { HarvestRun, HarvestRunRecord } from './harvest-run.ts';
+import { HarvestRun, HarvestRunPage, HarvestRunRecord } from './harvest-run.ts';
 import { HarvestSource } from './harvest-source.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
@@ -51,4 +52,5 @@ export const allEntities = [
   HarvestSource,
   HarvestRun,
   HarvestRunRecord,
+  HarvestRunPage,
 ];

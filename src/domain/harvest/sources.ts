@@ -24,6 +24,9 @@ export interface HarvestSourceInput {
   organization?: string | null;
   deleteRemoved?: boolean;
   schedule?: string | null;
+  /** The run's caps: past them it stops, failed, saying so (src/domain/harvest/run-guards.ts). */
+  maxPages?: number;
+  maxRunMinutes?: number;
 }
 
 /** `daily` and `weekly` as cron expressions (UTC, at night). */
@@ -129,6 +132,8 @@ export async function createHarvestSource(ctx: DomainContext, actor: Actor, inpu
     organization,
     deleteRemoved: input.deleteRemoved ?? false,
     schedule: input.schedule ?? null,
+    ...(input.maxPages !== undefined && { maxPages: input.maxPages }),
+    ...(input.maxRunMinutes !== undefined && { maxRunMinutes: input.maxRunMinutes }),
   });
   await saveWithSchedule(ctx, source, { changed: source.schedule !== null, before: null });
   return presentHarvestSource(ctx, source);
@@ -145,6 +150,8 @@ export async function updateHarvestSource(ctx: DomainContext, actor: Actor, id: 
     organization: input.organization !== undefined ? input.organization : (source.organization?.id ?? null),
     deleteRemoved: input.deleteRemoved ?? source.deleteRemoved,
     schedule: input.schedule !== undefined ? input.schedule : (source.schedule ?? null),
+    maxPages: input.maxPages ?? source.maxPages,
+    maxRunMinutes: input.maxRunMinutes ?? source.maxRunMinutes,
   };
   const { organization } = await resolveFields(ctx, merged);
   if (merged.name !== source.name && (await ctx.em.count(HarvestSource, { name: merged.name }))) throw nameTaken();
@@ -156,6 +163,8 @@ export async function updateHarvestSource(ctx: DomainContext, actor: Actor, id: 
     organization,
     deleteRemoved: merged.deleteRemoved,
     schedule: merged.schedule,
+    maxPages: merged.maxPages,
+    maxRunMinutes: merged.maxRunMinutes,
   });
   await saveWithSchedule(ctx, source, { changed: merged.schedule !== before, before });
   return presentHarvestSource(ctx, source);
@@ -280,6 +289,8 @@ export async function presentHarvestSource(ctx: DomainContext, source: HarvestSo
     organization: org ? { id: org.id, name: org.name, title: org.title } : null,
     deleteRemoved: source.deleteRemoved,
     schedule: source.schedule ?? null,
+    maxPages: source.maxPages,
+    maxRunMinutes: source.maxRunMinutes,
     createdAt: source.createdAt.toISOString(),
     updatedAt: source.updatedAt.toISOString(),
     lastRun: last ? await presentHarvestRun(ctx, last) : null,

@@ -45,6 +45,8 @@ const HarvestSourceRecord = z
     organization: z.object({ id: z.uuid(), name: z.string(), title: z.string() }).nullable(),
     deleteRemoved: z.boolean(),
     schedule: z.string().nullable(),
+    maxPages: z.number().int(),
+    maxRunMinutes: z.number().int(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     lastRun: HarvestRunRecord.nullable(),
@@ -67,6 +69,18 @@ const fields = {
     .max(100)
     .nullable()
     .describe('"daily", "weekly" or a five-field cron expression (UTC): a Temporal Schedule harvest-schedule-<id>; null for none'),
+  maxPages: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .describe('A run stops, failed and saying why, past this many pages of the source (default 10,000)'),
+  maxRunMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .describe('A run stops, failed and saying why, after this many minutes (default 1,440: a day)'),
 };
 
 export const adminHarvestSourceRoutes = [
@@ -89,6 +103,8 @@ export const adminHarvestSourceRoutes = [
       organization: fields.organization.optional(),
       deleteRemoved: fields.deleteRemoved.optional(),
       schedule: fields.schedule.optional(),
+      maxPages: fields.maxPages.optional(),
+      maxRunMinutes: fields.maxRunMinutes.optional(),
     }),
     response: HarvestSourceRecord,
     handle: ({ domain, actor, body }) => createHarvestSource(domain, actor, body),
@@ -139,6 +155,8 @@ export const adminHarvestSourceRoutes = [
       organization: fields.organization.optional(),
       deleteRemoved: fields.deleteRemoved.optional(),
       schedule: fields.schedule.optional(),
+      maxPages: fields.maxPages.optional(),
+      maxRunMinutes: fields.maxRunMinutes.optional(),
     }),
     response: HarvestSourceRecord,
     handle: ({ domain, actor, params, body }) => updateHarvestSource(domain, actor, params.id, body),
