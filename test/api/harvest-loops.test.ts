@@ -55,6 +55,20 @@ test.before(async () => {
       res.writeHead(200, { 'Content-Type': 'text/turtle' });
       res.end(dcatPage('b.ttl', 'a.ttl', 'dataset-b'));
     },
+    // A → B → C → B: the page URL comes round again.
+    ...Object.fromEntries(
+      [
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'b'],
+      ].map(([self, next]) => [
+        `/again/${self}.ttl`,
+        (_req: unknown, res: import('node:http').ServerResponse) => {
+          res.writeHead(200, { 'Content-Type': 'text/turtle' });
+          res.end(dcatPage(`${self}.ttl`, `${next}.ttl`, `again-${self}`));
+        },
+      ]),
+    ),
   });
   app = await startTestApp();
   const org = await app.api.post('/api/v1/organizations', { name: 'loop-org', title: 'Loops' }, app.sysadmin);
@@ -90,11 +104,18 @@ test('a CKAN source answering every start with the same record fails at its seco
   t.is(run.created, 1, 'what the first page brought stays');
 });
 
-test('a DCAT-AP catalog whose hydra:next goes A → B → A fails when it asks for A again', async (t) => {
+test('a DCAT-AP catalog whose hydra:next goes A → B → A fails when A brings its records again', async (t) => {
   const { run } = await harvestToEnd({ name: 'loop-round', type: 'dcat-ap', url: `${sources.url}/round/a.ttl` });
   t.is(run.status, 'failed');
-  t.regex(run.reason ?? '', /paging goes round: page 3 asks again for http:\/\/127\.0\.0\.1:\d+\/round\/a\.ttl, read before as page 1/);
+  t.regex(run.reason ?? '', /goes round: page 3 brought only records that earlier pages of this run brought \(dataset-a\)/);
   t.is(run.created, 2);
+});
+
+test('a DCAT-AP catalog whose hydra:next goes A → B → C → B fails when it asks for B again', async (t) => {
+  const { run } = await harvestToEnd({ name: 'loop-again', type: 'dcat-ap', url: `${sources.url}/again/a.ttl` });
+  t.is(run.status, 'failed');
+  t.regex(run.reason ?? '', /paging goes round: page 4 asks again for http:\/\/127\.0\.0\.1:\d+\/again\/b\.ttl, read before as page 2/);
+  t.is(run.created, 3);
 });
 
 test('a source of endless new records stops at the source’s cap on pages, saying so', async (t) => {
