@@ -155,6 +155,19 @@ export async function benchReads() {
           `ratio ${name}: ${(json / page).toFixed(2)} (almanac page ${Math.round(page)} req/s, baseline ${new URL(jsonUrl).pathname} ${Math.round(json)} req/s; time per request)`,
         );
       }
+      // CKAN's package_search against the REST listing of the same page, which shares its core
+      // (findDatasetIds): what CKAN's dicts cost over REST's records, as time per request.
+      const ckanPairs: Array<[string, string, string]> = [
+        ['ckan-package-search', `${almanac.url}/api/3/action/package_search?rows=10`, `${api}/packages?limit=10`],
+        ['ckan-package-search-q', `${almanac.url}/api/3/action/package_search?q=spending&rows=10`, `${api}/packages?q=spending&limit=10`],
+      ];
+      for (const [name, ckanUrl, restUrl] of ckanPairs) {
+        const { a: ckan, b: rest } = await sideBySide(ckanUrl, restUrl);
+        figures[name] = { almanac: Math.round(ckan), baseline: Math.round(rest), ratio: +(rest / ckan).toFixed(2) };
+        console.log(
+          `ratio ${name}: ${(rest / ckan).toFixed(2)} (almanac CKAN ${Math.round(ckan)} req/s, baseline ${new URL(restUrl).pathname} ${Math.round(rest)} req/s; time per request)`,
+        );
+      }
       return figures;
     } finally {
       bare.server.close();
