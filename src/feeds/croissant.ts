@@ -1,7 +1,10 @@
+import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
 import { licenseFor } from '../domain/licenses.ts';
 import type { PreviewRecord } from '../domain/pipeline/preview-record.ts';
+import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
 import type { ColumnType } from '../tabular/column-schema.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
+import { plainFields } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
@@ -91,7 +94,7 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
     citeAs: `${dataset.author ?? dataset.organization?.title ?? site.siteName}. ${title}. ${site.siteName}, ${datasetIri(site, dataset.id)}`,
     datePublished: dataset.publishedAt ?? dataset.createdAt,
     dateModified: dataset.updatedAt,
-    ...(dataset.version ? { version: dataset.version } : {}),
+    ...plainFields(DATASET_FIELDS, dataset, 'schemaOrg'),
     ...(dataset.tags.length ? { keywords: dataset.tags } : {}),
     distribution: files.map((r) => {
       const type = fileTypeOf(r);
@@ -99,7 +102,8 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
         '@type': 'cr:FileObject',
         '@id': fileObjectId(r),
         name: r.name ?? r.id,
-        ...(r.description ? { description: r.description } : {}),
+        // A set name is the same again, in the place above.
+        ...plainFields(RESOURCE_FIELDS, r, 'schemaOrg'),
         contentUrl: r.url,
         encodingFormat: type.mediaType ?? 'application/octet-stream',
         ...(r.size !== null ? { contentSize: `${r.size} B` } : {}),

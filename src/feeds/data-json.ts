@@ -1,5 +1,8 @@
+import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
 import { licenseFor } from '../domain/licenses.ts';
+import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
+import { plainFields } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
@@ -20,8 +23,7 @@ function distribution(resource: ResourceRecord) {
   const url = resource.url;
   return {
     '@type': 'dcat:Distribution',
-    ...(resource.name ? { title: resource.name } : {}),
-    ...(resource.description ? { description: resource.description } : {}),
+    ...plainFields(RESOURCE_FIELDS, resource, 'dataJson'),
     // A file we hold is a download (which DCAT-US pairs with its mediaType); a link may be a page or an API.
     ...(url && resource.urlType === 'upload' && type.mediaType ? { downloadURL: url, mediaType: type.mediaType } : {}),
     ...(url && !(resource.urlType === 'upload' && type.mediaType) ? { accessURL: url } : {}),
@@ -53,7 +55,7 @@ export function dataJsonDataset(site: CatalogSite, dataset: FeedDataset) {
     identifier: datasetIri(site, dataset.id),
     accessLevel: 'public',
     ...(license?.url ? { license: license.url } : {}),
-    ...(dataset.url ? { landingPage: dataset.url } : {}),
+    ...plainFields(DATASET_FIELDS, dataset, 'dataJson'),
     distribution: dataset.resources.map(distribution),
   };
 }

@@ -1,5 +1,8 @@
 import { DataFactory, type BlankNode, type NamedNode, type Quad } from 'n3';
+import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
 import { licenseFor } from '../domain/licenses.ts';
+import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
+import { dcatProperties, type DcatProperty } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 import { dcat, dct, foaf, hydra, rdf, rdfs, spdx, vcard, xsd } from './vocabulary.ts';
@@ -87,12 +90,28 @@ function addLicense(graph: Graph, licenseId: string | null): Subject | null {
   return node;
 }
 
+const DATASET_PROPERTIES = dcatProperties(DATASET_FIELDS);
+const DISTRIBUTION_PROPERTIES = dcatProperties(RESOURCE_FIELDS);
+
+/** The fields that are one value of one property: a literal, or an http(s) IRI (anything else left out). */
+function addFields(graph: Graph, node: Subject, properties: DcatProperty[], source: object) {
+  for (const { field, property, iri } of properties) {
+    const value = (source as Record<string, unknown>)[field];
+    if (typeof value !== 'string') continue;
+    if (!iri) graph.text(node, property, value);
+    else {
+      const target = httpIri(value);
+      if (target) graph.add(node, property, target);
+    }
+  }
+}
+
 function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, resource: ResourceRecord, license: Subject | null) {
   const node = namedNode(distributionIri(site, dataset.id, resource.id));
   const type = fileTypeOf(resource);
   graph.add(node, rdf('type'), dcat('Distribution'));
   graph.text(node, dct('title'), resource.name ?? type.format ?? resource.id);
-  graph.text(node, dct('description'), resource.description);
+  addFields(graph, node, DISTRIBUTION_PROPERTIES, resource);
   // An upload's URL is the service's download link; a link is where the publisher points, maybe a page.
   // A resource whose bytes never arrived has no URL yet: its record in the API is where to access it.
   const url = httpIri(resource.url);
@@ -165,7 +184,7 @@ function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): Name
   for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
   graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
   graph.add(node, dct('modified'), dateTime(dataset.updatedAt));
-  graph.text(node, dcat('version'), dataset.version);
+  addFields(graph, node, DATASET_PROPERTIES, dataset);
   graph.add(node, dct('accessRights'), namedNode(PUBLIC_ACCESS));
   graph.add(namedNode(PUBLIC_ACCESS), rdf('type'), dct('RightsStatement'));
 

@@ -1,28 +1,14 @@
+import { DATASET_FIELDS, type DatasetFieldValues } from '../domain/datasets/field-table.ts';
 import { licenseFor } from '../domain/licenses.ts';
+import { RESOURCE_FIELDS, type ResourceFieldValues } from '../domain/resources/field-table.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
+import { plainFields } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
 /** A dataset record with its resources, as GET /packages/{nameOrId} presents it. */
-export type SchemaOrgInput = Pick<
-  FeedDataset,
-  | 'id'
-  | 'name'
-  | 'title'
-  | 'notes'
-  | 'organization'
-  | 'licenseId'
-  | 'tags'
-  | 'author'
-  | 'authorEmail'
-  | 'maintainer'
-  | 'maintainerEmail'
-  | 'version'
-  | 'url'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'publishedAt'
-> & { resources: Array<Pick<ResourceRecord, 'name' | 'description' | 'url' | 'format' | 'mimetype' | 'size' | 'hash'>> };
+export type SchemaOrgInput = Pick<FeedDataset, 'id' | 'name' | 'organization' | 'tags' | 'createdAt' | 'updatedAt' | 'publishedAt'> &
+  DatasetFieldValues & { resources: Array<Pick<ResourceRecord, 'url' | 'size' | 'hash'> & ResourceFieldValues> };
 
 /**
  * schema.org `Dataset` in JSON-LD, as Google Dataset Search reads it: what GET /api/v1/packages/{nameOrId}
@@ -50,7 +36,7 @@ export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
     identifier: dataset.id,
     ...(dataset.tags.length ? { keywords: dataset.tags } : {}),
     ...(license ? { license: license.url ?? license.title } : {}),
-    ...(dataset.version ? { version: dataset.version } : {}),
+    ...plainFields(DATASET_FIELDS, dataset, 'schemaOrg'),
     isAccessibleForFree: true,
     ...(creator ? { creator } : {}),
     ...(organization ? { publisher: organization } : {}),
@@ -72,8 +58,7 @@ export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
         const type = fileTypeOf(r);
         return {
           '@type': 'DataDownload',
-          ...(r.name ? { name: r.name } : {}),
-          ...(r.description ? { description: r.description } : {}),
+          ...plainFields(RESOURCE_FIELDS, r, 'schemaOrg'),
           contentUrl: r.url!,
           ...((type.mediaType ?? type.format) ? { encodingFormat: type.mediaType ?? type.format } : {}),
           ...(r.size !== null ? { contentSize: `${r.size} B` } : {}),

@@ -30,7 +30,7 @@ export const orgName = (title: string) =>
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * A catalog record as a POST /packages body, mapped as a harvester maps it (src/domain/harvest/apply.ts's
+ * A catalog record as a POST /packages body, mapped as a harvester maps it (src/domain/harvest/record-rules.ts's
  * mapRecord does the same): a lone surrogate becomes U+FFFD; a tag holding commas is CKAN's tag_string,
  * so it is split there; a resource per URL, the first that lists it.
  */

@@ -1,6 +1,8 @@
 import type { Group, Resource, Tag } from '../../entities/index.ts';
 import type { CatalogDataset } from '../../domain/catalog/datasets.ts';
 import { hasTypedPreview } from '../../domain/catalog/resources.ts';
+import { ckanFields, DATASET_FIELDS } from '../../domain/datasets/field-table.ts';
+import { RESOURCE_FIELDS } from '../../domain/resources/field-table.ts';
 import { licenseFor, LICENSES, type License } from '../../domain/licenses.ts';
 
 /**
@@ -61,16 +63,19 @@ export const tagDict = (t: Pick<Tag, 'id' | 'name'>) => ({
   vocabulary_id: null,
 });
 
+/** CKAN's resource dict; the fields of the table after `mimetype`, but for the four placed before it had one. */
 export function resourceDict(r: Resource) {
   const upload = r.urlType === 'upload';
+  const { name, description, format, mimetype, ...fields } = ckanFields(RESOURCE_FIELDS, r);
   return {
     id: r.id,
     package_id: (r.dataset as { id: string }).id,
     url: r.url ?? '',
-    name: r.name ?? null,
-    description: r.description ?? null,
-    format: r.format ?? '',
-    mimetype: r.mimetype ?? null,
+    name,
+    description,
+    format: format ?? '',
+    mimetype,
+    ...fields,
     mimetype_inner: null,
     size: r.size ?? null,
     hash: r.hash ?? '',
@@ -104,7 +109,12 @@ function harvestExtras(d: CatalogDataset['dataset']): Array<{ key: string; value
   return Object.entries(extras).flatMap(([key, value]) => (value ? [{ key, value }] : []));
 }
 
+/**
+ * CKAN's package dict. The fields of the table come after `version` under their CKAN keys, but for those
+ * CKAN itself places elsewhere.
+ */
 export function packageDict({ dataset: d, organization, resources }: CatalogDataset) {
+  const { title, notes, url, version, license_id, private: isPrivate, ...fields } = ckanFields(DATASET_FIELDS, d);
   const license = licenseFor(d.licenseId);
   const tags = (d.tags.getItems() as Tag[]).map(tagDict).sort((a, b) => a.name.localeCompare(b.name));
   const groups = (d.groups.getItems() as Group[])
@@ -120,21 +130,18 @@ export function packageDict({ dataset: d, organization, resources }: CatalogData
   return {
     id: d.id,
     name: d.name,
-    title: d.title ?? null,
-    notes: d.notes ?? null,
-    url: d.url ?? null,
-    version: d.version ?? null,
-    author: d.author ?? null,
-    author_email: d.authorEmail ?? null,
-    maintainer: d.maintainer ?? null,
-    maintainer_email: d.maintainerEmail ?? null,
-    license_id: d.licenseId ?? null,
+    title,
+    notes,
+    url,
+    version,
+    ...fields,
+    license_id,
     license_title: license?.title ?? null,
     license_url: license?.url ?? null,
     isopen: license?.open ?? false,
     type: 'dataset',
     state: d.state,
-    private: d.private,
+    private: isPrivate,
     owner_org: organization?.id ?? null,
     organization: organization ? packageOrganization(organization) : null,
     creator_user_id: (d.creator as { id: string } | null | undefined)?.id ?? null,

@@ -3,7 +3,9 @@ import type { DatasetState, MemberRole } from '../../entities/index.ts';
 import type { DatasetSubject } from '../../policies/datasets.ts';
 import { pgArray } from '../../db.ts';
 import { isUuid } from '../ids.ts';
+import { RESOURCE_FIELDS } from '../resources/field-table.ts';
 import type { ResourceFields } from '../resources/present.ts';
+import { columnOf, DATASET_FIELDS, fieldNames, fieldValues, type DatasetFieldValues } from './field-table.ts';
 import type { DatasetFields } from './present.ts';
 
 /** A timestamp as the records print it: UTC, milliseconds (truncated, as a JavaScript Date holds it), `Z`. */
@@ -11,9 +13,11 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 
 /** The resource `r` as presentResource reads it (ResourceFields), built in SQL. */
 export const RESOURCE_JSON = `json_build_object(
-  'id', r.id, 'dataset', json_build_object('id', r.dataset_id), 'name', r.name, 'description', r.description,
-  'url', r.url, 'urlType', r.url_type, 'format', r.format, 'mimetype', r.mimetype, 'size', r.size,
-  'hash', r.hash, 'position', r.position, 'extras', r.extras,
+  'id', r.id, 'dataset', json_build_object('id', r.dataset_id),
+  ${fieldNames(RESOURCE_FIELDS)
+    .map((name) => `'${name}', r.${columnOf(name)}`)
+    .join(', ')},
+  'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras,
   'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')})`;
 
 /** The caller's (the first parameter) role in the organization `o`, as orgRolesOf counts it: active organizations only. */
@@ -27,8 +31,7 @@ export const CALLER_ROLE_SQL = `(select m.role from memberships m
  * database's own work (issue 19, bench reads).
  */
 const DETAIL_SQL = (where: string, opts: { resources: boolean }) => `
-  select d.id, d.name, d.title, d.notes, d.license_id, d.private, d.state, d.author, d.author_email, d.maintainer,
-         d.maintainer_email, d.version, d.url, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
+  select d.id, d.name, ${FIELD_COLUMNS}, d.state, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
          d.harvest_remote_id, d.harvest_remote_url, ${iso('d.harvested_at')} as harvested_at,
          ${iso('d.created_at')} as created_at, ${iso('d.updated_at')} as updated_at, ${iso('d.published_at')} as published_at,
          o.id as org_id, o.name as org_name, o.title as org_title, o.state as org_state,
@@ -41,20 +44,15 @@ const DETAIL_SQL = (where: string, opts: { resources: boolean }) => `
     from datasets d left join groups o on o.id = d.owner_org_id
    where ${where}`;
 
-interface DetailRow {
+/** The table's fields under their own names, so the row holds them as the record does. */
+const FIELD_COLUMNS = fieldNames(DATASET_FIELDS)
+  .map((name) => `d.${columnOf(name)} as "${name}"`)
+  .join(', ');
+
+interface DetailRow extends DatasetFieldValues {
   id: string;
   name: string;
-  title: string | null;
-  notes: string | null;
-  license_id: string | null;
-  private: boolean;
   state: DatasetState;
-  author: string | null;
-  author_email: string | null;
-  maintainer: string | null;
-  maintainer_email: string | null;
-  version: string | null;
-  url: string | null;
   creator_id: string | null;
   deletion_incomplete: boolean;
   harvest_source_id: string | null;
@@ -117,20 +115,11 @@ function toFields(row: DetailRow): DatasetFields {
   return {
     id: row.id,
     name: row.name,
-    title: row.title,
-    notes: row.notes,
+    ...fieldValues(DATASET_FIELDS, row),
     ownerOrg: row.org_id ? { id: row.org_id, name: row.org_name!, title: row.org_title! } : null,
-    licenseId: row.license_id,
-    private: row.private,
     state: row.state,
     tags: row.tags,
     groups: row.groups,
-    author: row.author,
-    authorEmail: row.author_email,
-    maintainer: row.maintainer,
-    maintainerEmail: row.maintainer_email,
-    version: row.version,
-    url: row.url,
     creator: row.creator_id ? { id: row.creator_id } : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

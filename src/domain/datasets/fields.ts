@@ -4,27 +4,16 @@ import type { OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
+import { assignFields, DATASET_FIELDS, type FieldInput } from './field-table.ts';
 import { resolveCategories, resolveOwnerOrg, resolveTags } from './references.ts';
 
 /** Writable dataset fields; in a partial update an absent key is left alone and null clears. */
-export interface DatasetInput {
+export interface DatasetInput extends FieldInput<typeof DATASET_FIELDS> {
   name?: string | null;
-  title?: string | null;
-  notes?: string | null;
   ownerOrg?: string | null;
-  licenseId?: string | null;
-  private?: boolean | null;
-  author?: string | null;
-  authorEmail?: string | null;
-  maintainer?: string | null;
-  maintainerEmail?: string | null;
-  version?: string | null;
-  url?: string | null;
   tags?: string[] | null;
   groups?: string[] | null;
 }
-
-const SCALARS = ['title', 'notes', 'licenseId', 'author', 'authorEmail', 'maintainer', 'maintainerEmail', 'version', 'url'] as const;
 
 /** What an active dataset must always have: the publish requirements of spec §3. */
 export const REQUIRED_WHEN_ACTIVE = ['name', 'ownerOrg', 'licenseId'] as const;
@@ -57,8 +46,7 @@ export async function applyDatasetFields(
     if (missing.length > 0) throw validationFailed(missing);
   }
 
-  for (const key of SCALARS) if (given(key)) dataset[key] = input[key] ?? null;
-  if (given('private')) dataset.private = input.private ?? false;
+  assignFields(DATASET_FIELDS, dataset, input, given);
   if (given('name')) {
     dataset.name = input.name ?? placeholderName();
     dataset.nameGenerated = !input.name;

@@ -1,5 +1,6 @@
 import type { Collection } from '@mikro-orm/core';
 import type { Dataset, Group, Tag } from '../../entities/index.ts';
+import { DATASET_FIELDS, fieldValues, type FieldInput } from './field-table.ts';
 import { isoText, presentResource, type ResourceFields } from '../resources/present.ts';
 
 interface GroupFields {
@@ -13,23 +14,14 @@ interface GroupFields {
  * plain row of the one-statement read (detail-query.ts), dates as ISO text. One presenter for both, so
  * the two reads cannot drift apart.
  */
-export interface DatasetFields {
+export interface DatasetFields extends FieldInput<typeof DATASET_FIELDS> {
   id: string;
   name: string;
-  title?: string | null;
-  notes?: string | null;
   ownerOrg?: GroupFields | Dataset['ownerOrg'] | null;
-  licenseId?: string | null;
   private: boolean;
   state: Dataset['state'];
   tags: Array<{ name: string }> | Collection<Tag>;
   groups: GroupFields[] | Collection<Group>;
-  author?: string | null;
-  authorEmail?: string | null;
-  maintainer?: string | null;
-  maintainerEmail?: string | null;
-  version?: string | null;
-  url?: string | null;
   creator?: { id: string } | Dataset['creator'] | null;
   createdAt: Date | string;
   updatedAt: Date | string;
@@ -56,18 +48,22 @@ function presentProvenance(d: DatasetFields) {
   };
 }
 
-/** The dataset record of DESIGN §4; `resources` only on detail, `deletionIncomplete` only on drafts. */
+/**
+ * The dataset record of DESIGN §4; `resources` only on detail, `deletionIncomplete` only on drafts. The
+ * fields of the table come after `groups`, but for the four the record placed earlier before it had one.
+ */
 export function presentDataset(d: DatasetFields, opts: { resources?: ResourceFields[] } = {}) {
   const org = d.ownerOrg as GroupFields | null | undefined;
+  const { title, notes, licenseId, private: isPrivate, ...fields } = fieldValues(DATASET_FIELDS, d);
   return {
     id: d.id,
     name: d.name,
-    title: d.title ?? null,
-    notes: d.notes ?? null,
+    title,
+    notes,
     ownerOrg: org?.id ?? null,
     organization: org ? groupRef(org) : null,
-    licenseId: d.licenseId ?? null,
-    private: d.private,
+    licenseId,
+    private: isPrivate,
     state: d.state,
     tags: items<{ name: string }>(d.tags as Array<{ name: string }>)
       .map((t) => t.name)
@@ -75,12 +71,7 @@ export function presentDataset(d: DatasetFields, opts: { resources?: ResourceFie
     groups: items<GroupFields>(d.groups as GroupFields[])
       .map(groupRef)
       .sort((a, b) => a.name.localeCompare(b.name)),
-    author: d.author ?? null,
-    authorEmail: d.authorEmail ?? null,
-    maintainer: d.maintainer ?? null,
-    maintainerEmail: d.maintainerEmail ?? null,
-    version: d.version ?? null,
-    url: d.url ?? null,
+    ...fields,
     creatorUserId: (d.creator as { id: string } | null | undefined)?.id ?? null,
     createdAt: isoText(d.createdAt),
     updatedAt: isoText(d.updatedAt),

@@ -1,151 +1,23 @@
-import { createHash } from 'node:crypto';
 import { ConnectionException, DeadlockException, LockMode, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { pgArray } from '../../db.ts';
-import {
-  Dataset,
-  Group,
-  HarvestRunRecord,
-  Resource,
-  type HarvestOutcome,
-  type HarvestRun,
-  type HarvestSource,
-} from '../../entities/index.ts';
-import type { HarvestItem, HarvestRecord } from './record.ts';
+import { Dataset, HarvestRunRecord, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
-import { datasetLimitErrors, LINK_PROTOCOLS, tooLong } from '../datasets/limits.ts';
-import { resolveTags } from '../datasets/references.ts';
-import type { FieldError } from '../errors.ts';
+import { tooLong } from '../datasets/limits.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { removeResourceFiles } from '../resources/file-removal.ts';
-import { buildResource } from '../resources/resources.ts';
-import { syncDatasetsSearch } from '../../search/sync.ts';
-import { email } from '../users/fields.ts';
-import { baseName, freeDatasetName, slugFrom } from './names.ts';
+import type { SourceOrganization } from './group-mirroring.ts';
+import type { HarvestItem } from './record.ts';
+import { describeErrors, itemKey, mapRecord, MAX_REMOTE_ID, RecordFailed, recordErrors, recordHash, storable } from './record-rules.ts';
+import { SearchBatches } from './search-batches.ts';
+import { insertRunRecord, writeRecord, type FollowUp } from './write-record.ts';
 
 export { finishHarvestRun, harvestRunCounts, type HarvestRunCounts } from './runs.ts';
 
-/**
- * Harvested records carry no license more often than not; CKAN's own "License not specified" stands in,
- * so the record can be active (a license is one of the publish requirements).
- */
-const NO_LICENSE = 'notspecified';
-
-/** A record as it is written: tags split and deduplicated, one resource per URL. Its hash decides `unchanged`. */
-type MappedRecord = Omit<HarvestRecord, 'modified'>;
-
-/**
- * The same record as CKAN would read it: a tag holding commas is CKAN's `tag_string`, so it is split
- * there (Almanac refuses commas in tag names, as CKAN does); tags trimmed and deduplicated; a resource
- * per URL, the first one listing it (a URL is unique within a dataset); no blank URLs.
- */
-export function mapRecord(source: HarvestRecord): MappedRecord {
-  const record = storable(source);
-  const tags = [
-    ...new Set(
-      record.tags
-        .flatMap((t) => t.split(','))
-        .map((t) => t.trim())
-        .filter(Boolean),
-    ),
-  ].sort(); // one order for every run: concurrent first uses of tags lock them in the same order
-  const seen = new Set<string>();
-  const resources = record.resources.map((r) => ({ ...r, url: r.url.trim() })).filter((r) => r.url && !seen.has(r.url) && seen.add(r.url));
-  const { modified: _modified, ...rest } = record;
-  // The record's page at the source is only provenance: one longer than its column is dropped, not a failure.
-  const remoteUrl = record.remoteUrl && record.remoteUrl.length <= MAX_REMOTE_URL ? record.remoteUrl : null;
-  return { ...rest, remoteUrl, tags, resources, licenseId: record.licenseId || NO_LICENSE };
-}
-
-/** The columns of harvest_run_records.remote_id / datasets.harvest_remote_id and datasets.harvest_remote_url. */
-const MAX_REMOTE_ID = 1000;
-const MAX_REMOTE_URL = 2000;
-
-/**
- * The key a remote id is recorded under in the run: the id itself, or for one longer than its column
- * (which fails), its first 900 characters, `#` and a sha256 prefix of the whole, so the failure is recorded
- * once and a replay finds it.
- */
-export function runRecordKey(remoteId: string): string {
-  if (remoteId.length <= MAX_REMOTE_ID) return remoteId;
-  return `${remoteId.slice(0, 900)}#${createHash('sha256').update(remoteId).digest('hex').slice(0, 32)}`;
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * Text PostgreSQL can store: real catalogs hold unpaired surrogates (a JSON escape cut in half) and NUL
- * characters, which POST /packages refuses; a harvest cannot ask the source to mend them, so a lone
- * surrogate becomes U+FFFD and a NUL goes.
- */
-function storable<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\ufffd').replaceAll('\0', '') as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, storable(v)])) as T;
-  }
-  return value;
-}
-
-/** What POST /packages would refuse in this record, with the same messages (src/domain/datasets/limits.ts). */
-export function recordErrors(r: MappedRecord): FieldError[] {
-  const errors = datasetLimitErrors(r);
-  const isUrl = (value: string, protocols: RegExp) => {
-    try {
-      return protocols.test(new URL(value).protocol.replace(/:$/, ''));
-    } catch {
-      return false;
-    }
-  };
-  if (r.url && !isUrl(r.url, /^https?$/)) errors.push({ path: 'url', message: 'must be an http(s) URL' });
-  for (const key of ['authorEmail', 'maintainerEmail'] as const) {
-    if (r[key] && !email.safeParse(r[key]).success) errors.push({ path: key, message: 'must be an email address' });
-  }
-  r.resources.forEach((res, i) => {
-    if (!isUrl(res.url, LINK_PROTOCOLS)) errors.push({ path: `resources.${i}.url`, message: 'must be an http(s) or ftp URL' });
-  });
-  return errors;
-}
-
-/** sha256 of the mapped record as canonical JSON (keys sorted): equal hashes, nothing to write. */
-export function recordHash(r: MappedRecord): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(r)))
-    .digest('hex');
-}
-
-const describe = (errors: FieldError[]) =>
-  errors
-    .map((e) => `${e.path}: ${e.message}`)
-    .join('; ')
-    .slice(0, 1000);
-
-/** What the commit left to do outside the transaction. */
-interface FollowUp {
-  outcome: HarvestOutcome;
-  datasetId: string | null;
-  removedResourceIds: string[];
-  reprocessIds: string[];
-}
-
-class RecordFailed extends Error {}
-
 /** Records of a page applied side by side (each holds a database connection while it writes). */
 const APPLY_CONCURRENCY = 6;
-/** Datasets per search sync: their keyword documents and points are written together. */
-const SYNC_BATCH = 50;
 
 /**
  * Applies the items of a page, a few at a time, and brings the search state of the datasets they created
@@ -202,8 +74,7 @@ interface PageState {
   known: Set<string>;
   /** Remote ids met so far in this attempt: one met twice is looked up again, as its first may be written by now. */
   met: Set<string>;
-  /** The source's organization, when it has one and it is active; its deletion mid-page is seen by the next page. */
-  organization: { id: string } | null | 'deleted';
+  organization: SourceOrganization;
 }
 
 async function pageState(em: EntityManager, source: HarvestSource, run: HarvestRun, items: HarvestItem[]): Promise<PageState> {
@@ -231,45 +102,6 @@ async function pageState(em: EntityManager, source: HarvestSource, run: HarvestR
     met: new Set(),
     organization: !orgId || !org ? null : org.state === 'active' ? { id: orgId } : 'deleted',
   };
-}
-
-const itemKey = (item: HarvestItem) => runRecordKey(storable(item.kind === 'record' ? item.record.remoteId : item.remoteId));
-
-/**
- * The page's datasets on their way into search: each full batch is synced as soon as it is full, one
- * batch at a time, and `flush` syncs the rest and answers the first failure.
- */
-class SearchBatches {
-  private readonly seen = new Set<string>();
-  private pending: string[] = [];
-  private syncing: Promise<void> = Promise.resolve();
-  private failure: { err: unknown } | null = null;
-
-  constructor(private readonly ctx: DomainContext) {}
-
-  add(datasetId: string) {
-    if (this.seen.has(datasetId)) return;
-    this.seen.add(datasetId);
-    this.pending.push(datasetId);
-    if (this.pending.length >= SYNC_BATCH) this.send();
-  }
-
-  async flush(): Promise<void> {
-    if (this.pending.length) this.send();
-    await this.syncing;
-    if (this.failure) throw this.failure.err;
-  }
-
-  private send() {
-    const batch = this.pending;
-    this.pending = [];
-    // Caught here, so that a failure waits for flush instead of going unhandled; the batches after it are not tried.
-    this.syncing = this.syncing
-      .then(async () => {
-        if (!this.failure) await syncDatasetsSearch(this.ctx, batch, { embed: 'later' });
-      })
-      .catch((err: unknown) => void (this.failure ??= { err }));
-  }
 }
 
 /**
@@ -317,7 +149,7 @@ async function applyHarvestItem(
     return recordOnly(ctx, run, remoteId, record.title, `remoteId: ${tooLong(record.remoteId.length, MAX_REMOTE_ID)}`);
   }
   const errors = recordErrors(record);
-  if (errors.length) return recordOnly(ctx, run, remoteId, record.title, describe(errors));
+  if (errors.length) return recordOnly(ctx, run, remoteId, record.title, describeErrors(errors));
   const hash = recordHash(record);
 
   // A clash with a concurrent apply (the same record in a replayed page, new tags met in another order)
@@ -416,163 +248,6 @@ async function recordOnly(ctx: DomainContext, run: HarvestRun, remoteId: string,
   await insertRunRecord(em, run, remoteId, 'failed', null, title, reason);
   const row = await em.findOneOrFail(HarvestRunRecord, { run: run.id, remoteId });
   return row.outcome;
-}
-
-async function insertRunRecord(
-  em: EntityManager,
-  run: HarvestRun,
-  remoteId: string,
-  outcome: HarvestOutcome,
-  datasetId: string | null,
-  title: string | null,
-  reason: string | null,
-) {
-  await em.execute(
-    `insert into harvest_run_records (run_id, remote_id, outcome, dataset_id, title, reason, at)
-     values (?, ?, ?, ?, ?, ?, now()) on conflict (run_id, remote_id) do nothing`,
-    [run.id, remoteId, outcome, datasetId, title?.slice(0, 1000) ?? null, reason?.slice(0, 1000) ?? null],
-  );
-}
-
-async function writeRecord(
-  tx: DomainContext,
-  source: HarvestSource,
-  run: HarvestRun,
-  record: MappedRecord,
-  hash: string,
-  sourceOrg: PageState['organization'],
-  mayExist: boolean,
-): Promise<FollowUp> {
-  const em = tx.em;
-  const now = new Date();
-  const existing = mayExist
-    ? await em.findOne(
-        Dataset,
-        { harvestSource: source.id, harvestRemoteId: record.remoteId },
-        { populate: ['tags', 'groups', 'ownerOrg'] },
-      )
-    : null;
-  const finish = async (outcome: HarvestOutcome, dataset: Dataset, extra: Partial<FollowUp> = {}) => {
-    await em.flush();
-    await insertRunRecord(em, run, record.remoteId, outcome, dataset.id, record.title, null);
-    return { outcome, datasetId: dataset.id, removedResourceIds: [], reprocessIds: [], ...extra };
-  };
-
-  if (existing && existing.harvestHash === hash && existing.state === 'active') {
-    // Only when it was last seen: updatedAt is CKAN's metadata_modified, which downstream harvesters compare.
-    await em.execute('update datasets set harvested_at = ? where id = ?', [now, existing.id]);
-    return finish('unchanged', existing);
-  }
-
-  const org = await harvestOrganization(em, source, record, sourceOrg);
-  const dataset =
-    existing ??
-    em.create(Dataset, {
-      name: await lockedFreeName(em, baseName(record.name, record.title, record.remoteId)),
-      state: 'active',
-      creator: null,
-      publishedAt: now,
-      searchVector: null,
-      harvestSource: source.id,
-      harvestRemoteId: record.remoteId,
-    });
-  dataset.title = record.title || null;
-  dataset.notes = record.notes || null;
-  dataset.licenseId = record.licenseId;
-  dataset.private = record.private;
-  dataset.author = record.author || null;
-  dataset.authorEmail = record.authorEmail || null;
-  dataset.maintainer = record.maintainer || null;
-  dataset.maintainerEmail = record.maintainerEmail || null;
-  dataset.version = record.version || null;
-  dataset.url = record.url || null;
-  dataset.ownerOrg = org;
-  dataset.tags.set(await resolveTags(tx, record.tags));
-  dataset.groups.set(await harvestCategories(em, record.groups));
-  dataset.harvestRemoteUrl = record.remoteUrl;
-  dataset.harvestedAt = now;
-  dataset.harvestHash = hash;
-  if (dataset.state !== 'active') {
-    // Back at the source after it was removed (or deleted here by hand): active again.
-    dataset.state = 'active';
-    dataset.deletedAt = null;
-    dataset.publishedAt ??= now;
-  }
-  if (!existing) {
-    record.resources.forEach((r, i) => buildResource(em, dataset, { ...r, urlType: 'link' }, i));
-    return finish('created', dataset);
-  }
-
-  // Resources matched by URL: new ones added, changed ones updated in place, gone ones removed.
-  const current = await em.find(Resource, { dataset: dataset.id });
-  const byUrl = new Map(current.map((r) => [r.url ?? '', r]));
-  const reprocessIds: string[] = [];
-  record.resources.forEach((r, i) => {
-    const old = byUrl.get(r.url);
-    if (!old) return void buildResource(em, dataset, { ...r, urlType: 'link' }, i);
-    byUrl.delete(r.url);
-    const format = r.format?.trim().toUpperCase() || null;
-    if ((old.format ?? null) !== format && old.extras.pipeline) reprocessIds.push(old.id);
-    Object.assign(old, { name: r.name ?? null, description: r.description ?? null, format, mimetype: r.mimetype ?? null, position: i });
-  });
-  const removed = [...byUrl.values()];
-  removed.forEach((r) => em.remove(r));
-  return finish('updated', dataset, { removedResourceIds: removed.map((r) => r.id), reprocessIds });
-}
-
-/**
- * The first free name from `base`, with a transaction-scoped advisory lock on the base name taken first:
- * the records of a page that share a title (applied side by side) take their names one after the other,
- * each seeing the ones before committed, instead of all picking the same `base-n` and retrying.
- */
-async function lockedFreeName(em: EntityManager, base: string): Promise<string> {
-  await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`dataset-name:${base}`]);
-  return freeDatasetName(em, base);
-}
-
-/**
- * dcat-us and dcat-ap: the source's organization. ckan: the record's organization, mirrored by name
- * (created with its title and description when missing here), else the source's. None: the record fails.
- */
-async function harvestOrganization(
-  em: EntityManager,
-  source: HarvestSource,
-  record: MappedRecord,
-  sourceOrg: PageState['organization'],
-): Promise<Group> {
-  const remote = source.type === 'ckan' ? record.organization : null;
-  if (remote) {
-    const name = slugFrom(remote.name);
-    if (!name) throw new RecordFailed(`organization: "${remote.name}" cannot be an organization name here`);
-    const org = await mirrorGroup(em, 'organization', name, remote.title, remote.description);
-    if (org.state !== 'active') throw new RecordFailed(`organization: "${name}" is deleted here`);
-    return org;
-  }
-  if (!sourceOrg) throw new RecordFailed('no organization: the record names none and the source has none');
-  if (sourceOrg === 'deleted') throw new RecordFailed("no organization: the source's organization is deleted");
-  return em.getReference(Group, sourceOrg.id);
-}
-
-/** Categories by name, created when missing; deleted ones are left out. */
-async function harvestCategories(em: EntityManager, groups: HarvestRecord['groups']): Promise<Group[]> {
-  const found: Group[] = [];
-  for (const g of [...groups].sort((a, b) => a.name.localeCompare(b.name))) {
-    const name = slugFrom(g.name);
-    if (!name) continue;
-    const category = await mirrorGroup(em, 'category', name, g.title, null);
-    if (category.state === 'active' && !found.includes(category)) found.push(category);
-  }
-  return found;
-}
-
-/** A group by kind and name, inserted when missing (concurrent runs meet in the unique (kind, name)). */
-async function mirrorGroup(em: EntityManager, kind: 'organization' | 'category', name: string, title: string, description: string | null) {
-  await em.execute(
-    `insert into groups (id, created_at, updated_at, kind, name, title, description, state)
-     values (gen_random_uuid(), now(), now(), ?, ?, ?, ?, 'active') on conflict (kind, name) do nothing`,
-    [kind, name, (title || name).slice(0, 300), description],
-  );
-  return em.findOneOrFail(Group, { kind, name });
 }
 
 /**

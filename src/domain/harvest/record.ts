@@ -1,45 +1,39 @@
+import type { DatasetFieldValues } from '../datasets/field-table.ts';
+import type { ResourceFieldValues } from '../resources/field-table.ts';
+
 /**
  * What every source reader (src/harvest/readers/) yields and what the domain applies
  * (src/domain/harvest/): a remote catalog's dataset mapped to Almanac's fields, the same shape from
  * CKAN, DCAT-US and DCAT-AP. Plain JSON, so it can cross a Temporal activity boundary.
  */
-export interface HarvestRecord {
+/**
+ * The dataset's fields of the table (src/domain/datasets/field-table.ts) as the source gives them: a
+ * field the reader does not read is left out, and the domain takes it as unset. `licenseId` is an id of
+ * src/domain/licenses.ts when the source's license is recognised, else the source's own id or URL;
+ * `private` is set for DCAT-US `accessLevel: restricted public` and CKAN private datasets, which stay
+ * within the organization.
+ */
+type HarvestedFields = Partial<DatasetFieldValues> & { title: string };
+
+export interface HarvestRecord extends HarvestedFields {
   /** The record's id at the source: a CKAN package id, a DCAT-US `identifier`, a DCAT-AP dataset IRI. */
   remoteId: string;
   /** The record's own page or document at the source, when it has one. */
   remoteUrl: string | null;
   /** The name the source uses (a CKAN name), else null: the domain derives one from the title. */
   name: string | null;
-  title: string;
-  notes: string | null;
   tags: string[];
-  /** An id of src/domain/licenses.ts when the source's license is recognised, else the source's own id or URL. */
-  licenseId: string | null;
   /** The organization at the source (mirrored by name for CKAN sources; ignored for the others). */
   organization: { name: string; title: string; description: string | null } | null;
   /** Categories (CKAN groups), mirrored by name. */
   groups: Array<{ name: string; title: string }>;
-  /** DCAT-US `accessLevel: restricted public` and CKAN private datasets stay within the organization. */
-  private: boolean;
-  author: string | null;
-  authorEmail: string | null;
-  maintainer: string | null;
-  maintainerEmail: string | null;
-  version: string | null;
-  url: string | null;
   /** When the source last changed it (ISO 8601), if it says. */
   modified: string | null;
   resources: HarvestResource[];
 }
 
-export interface HarvestResource {
-  url: string;
-  name: string | null;
-  description: string | null;
-  format: string | null;
-  mimetype: string | null;
-  size: number | null;
-}
+/** A resource's fields of its table (src/domain/resources/field-table.ts), left out when the reader does not read them. */
+export type HarvestResource = { url: string; size: number | null } & Partial<ResourceFieldValues>;
 
 /**
  * One record of a page: mapped, or refused with its reason (a record never stops a run). `withdrawn`:

@@ -1,26 +1,35 @@
 import type { Resource } from '../../entities/index.ts';
+import { fieldValues, type FieldInput } from '../datasets/field-table.ts';
+import { RESOURCE_FIELDS } from './field-table.ts';
 
 /** What the record needs of a resource: an entity, or a plain row of the one-statement read (dates as ISO text). */
-export type ResourceFields = Pick<
-  Resource,
-  'id' | 'name' | 'description' | 'url' | 'urlType' | 'format' | 'mimetype' | 'size' | 'hash' | 'position' | 'extras'
-> & { dataset: { id: string } | Resource['dataset']; createdAt: Date | string; updatedAt: Date | string };
+export type ResourceFields = Pick<Resource, 'id' | 'url' | 'urlType' | 'size' | 'hash' | 'position' | 'extras'> &
+  FieldInput<typeof RESOURCE_FIELDS> & {
+    dataset: { id: string } | Resource['dataset'];
+    createdAt: Date | string;
+    updatedAt: Date | string;
+  };
 
 export const isoText = (value: Date | string) => (typeof value === 'string' ? value : value.toISOString());
 
-export const presentResource = (r: ResourceFields) => ({
-  id: r.id,
-  packageId: (r.dataset as { id: string }).id,
-  name: r.name ?? null,
-  description: r.description ?? null,
-  url: r.url ?? null,
-  urlType: r.urlType,
-  format: r.format ?? null,
-  mimetype: r.mimetype ?? null,
-  size: r.size ?? null,
-  hash: r.hash ?? null,
-  position: r.position,
-  extras: r.extras,
-  createdAt: isoText(r.createdAt),
-  updatedAt: isoText(r.updatedAt),
-});
+/** The resource record of DESIGN §4: the table's fields after `mimetype`, but for the four placed before it had one. */
+export function presentResource(r: ResourceFields) {
+  const { name, description, format, mimetype, ...fields } = fieldValues(RESOURCE_FIELDS, r);
+  return {
+    id: r.id,
+    packageId: (r.dataset as { id: string }).id,
+    name,
+    description,
+    url: r.url ?? null,
+    urlType: r.urlType,
+    format,
+    mimetype,
+    ...fields,
+    size: r.size ?? null,
+    hash: r.hash ?? null,
+    position: r.position,
+    extras: r.extras,
+    createdAt: isoText(r.createdAt),
+    updatedAt: isoText(r.updatedAt),
+  };
+}

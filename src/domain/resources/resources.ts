@@ -12,17 +12,15 @@ import { assertNotHarvested } from '../datasets/harvested.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { sourceKey } from '../../storage/keys.ts';
+import { assignFields, storedValues, type FieldInput } from '../datasets/field-table.ts';
+import { RESOURCE_FIELDS } from './field-table.ts';
 import { removeResourceFiles } from './file-removal.ts';
 import { loadReadableResource } from './access-query.ts';
 import { presentResource } from './present.ts';
 
-export interface ResourceInput {
-  name?: string | null;
-  description?: string | null;
+export interface ResourceInput extends FieldInput<typeof RESOURCE_FIELDS> {
   url?: string | null;
   urlType: UrlType;
-  format?: string | null;
-  mimetype?: string | null;
 }
 
 const ALL_STATES = ['draft', 'active', 'deleted'] as const;
@@ -39,12 +37,9 @@ export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldErr
 export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number) {
   return em.create(Resource, {
     dataset,
-    name: input.name ?? null,
-    description: input.description ?? null,
+    ...storedValues(RESOURCE_FIELDS, input),
     url: input.url ?? null,
     urlType: input.urlType,
-    format: input.format?.trim().toUpperCase() || null,
-    mimetype: input.mimetype ?? null,
     position,
     extras: {},
   });
@@ -110,12 +105,9 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   if (subject.state === 'deleted') throw notFound('Resource');
   await assertNotHarvested(ctx, dataset);
   const before = { url: resource.url ?? null, urlType: resource.urlType, format: resource.format ?? null };
-  resource.name = input.name ?? null;
-  resource.description = input.description ?? null;
+  assignFields(RESOURCE_FIELDS, resource, input);
   if (input.urlType === 'link' || resource.urlType === 'link') resource.url = input.url ?? null;
   resource.urlType = input.urlType;
-  resource.format = input.format?.trim().toUpperCase() || null;
-  resource.mimetype = input.mimetype ?? null;
   await flushResources(ctx);
   const changed = before.url !== (resource.url ?? null) || before.urlType !== resource.urlType || before.format !== resource.format;
   // A resource the pipeline never processed has nothing to take back.

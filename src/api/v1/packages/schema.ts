@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DATASET_FIELDS } from '../../../domain/datasets/field-table.ts';
 import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
-import { email, flag, listOf, paging, slug } from '../../../http/schemas.ts';
+import { RESOURCE_FIELDS } from '../../../domain/resources/field-table.ts';
+import { flag, listOf, paging, slug } from '../../../http/schemas.ts';
+import { fieldInput, inputShape, outputShape, schemaOrgShape } from './field-schemas.ts';
 
-const text = (max: number) => z.string().trim().max(max);
-const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(L.url);
 const tag = z
   .string()
   .trim()
@@ -15,12 +16,7 @@ const tag = z
 const capped = <T extends z.ZodType>(item: T, max: number, what: string) =>
   z.array(item).max(max, { error: (issue) => tooMany((issue.input as unknown[]).length, what, max) });
 
-const resourceFields = {
-  name: text(L.resourceName).nullish(),
-  description: text(L.resourceDescription).nullish(),
-  format: text(L.format).nullish(),
-  mimetype: text(L.mimetype).nullish(),
-};
+const resourceFields = inputShape(RESOURCE_FIELDS);
 
 /**
  * A link (the default `urlType`) needs its `url`; an upload has none until the service sets it to its
@@ -36,7 +32,7 @@ export const ResourceBody = z
           protocol: LINK_PROTOCOLS,
           error: (issue) => (issue.input == null ? 'is required for a link' : 'must be an http(s) or ftp URL'),
         })
-        .max(L.url),
+        .max(L.resourceUrl),
     }),
     z.strictObject({
       ...resourceFields,
@@ -46,20 +42,16 @@ export const ResourceBody = z
   ])
   .meta({ id: 'ResourceInput', description: '`extras` is system-managed: sending it is a 422' });
 
+// `ownerOrg` has always come between `notes` and the table's other fields.
+const { title, notes, ...laterFields } = inputShape(DATASET_FIELDS);
+
 /** Writable dataset fields. In a draft PUT an absent key is left alone and null clears it. */
 export const DatasetFields = z.strictObject({
   name: slug.nullish(),
-  title: text(L.title).nullish(),
-  notes: text(L.notes).nullish(),
+  title,
+  notes,
   ownerOrg: z.string().min(1).max(200).nullish().describe('Organization id or name'),
-  licenseId: text(L.licenseId).min(1).nullish(),
-  private: z.boolean().nullish(),
-  author: text(L.person).nullish(),
-  authorEmail: email.nullish(),
-  maintainer: text(L.person).nullish(),
-  maintainerEmail: email.nullish(),
-  version: text(L.version).nullish(),
-  url: httpUrl.nullish(),
+  ...laterFields,
   tags: capped(tag, L.tags, 'tags').nullish().describe(`Tag names (at most ${L.tags}); created on first use`),
   groups: capped(z.string().min(1).max(200), L.groups, 'groups').nullish().describe('Category names or ids'),
 });
@@ -67,22 +59,27 @@ export const DatasetFields = z.strictObject({
 export const CreateDatasetBody = DatasetFields.extend({
   name: slug,
   ownerOrg: z.string().min(1).max(200).describe('Organization id or name'),
-  licenseId: text(L.licenseId).min(1),
+  licenseId: fieldInput(DATASET_FIELDS.licenseId),
   resources: capped(ResourceBody, L.resources, 'resources').optional().describe(`At most ${L.resources}`),
 });
 
 const GroupRef = z.object({ id: z.uuid(), name: z.string(), title: z.string() });
 
+// Placed as presentResource and presentDataset place them.
+const { name: resourceName, description, format, mimetype, ...laterResourceFields } = outputShape(RESOURCE_FIELDS);
+const { title: titleOut, notes: notesOut, licenseId, private: isPrivate, ...laterOutputs } = outputShape(DATASET_FIELDS);
+
 export const ResourceRecord = z
   .object({
     id: z.uuid(),
     packageId: z.uuid(),
-    name: z.string().nullable(),
-    description: z.string().nullable(),
+    name: resourceName,
+    description,
     url: z.string().nullable(),
     urlType: z.enum(['upload', 'link']),
-    format: z.string().nullable(),
-    mimetype: z.string().nullable(),
+    format,
+    mimetype,
+    ...laterResourceFields,
     size: z.number().int().nullable(),
     hash: z.string().nullable(),
     position: z.number().int(),
@@ -96,21 +93,16 @@ export const DatasetRecord = z
   .object({
     id: z.uuid(),
     name: z.string(),
-    title: z.string().nullable(),
-    notes: z.string().nullable(),
+    title: titleOut,
+    notes: notesOut,
     ownerOrg: z.uuid().nullable(),
     organization: GroupRef.nullable(),
-    licenseId: z.string().nullable(),
-    private: z.boolean(),
+    licenseId,
+    private: isPrivate,
     state: z.enum(['draft', 'active', 'deleted']),
     tags: z.array(z.string()),
     groups: z.array(GroupRef),
-    author: z.string().nullable(),
-    authorEmail: z.string().nullable(),
-    maintainer: z.string().nullable(),
-    maintainerEmail: z.string().nullable(),
-    version: z.string().nullable(),
-    url: z.string().nullable(),
+    ...laterOutputs,
     creatorUserId: z.uuid().nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
@@ -208,7 +200,7 @@ export const SchemaOrgDataset = z
     identifier: z.uuid(),
     keywords: z.array(z.string()).optional(),
     license: z.string().optional().describe('The license document’s URL, else its title'),
-    version: z.string().optional(),
+    ...schemaOrgShape(DATASET_FIELDS),
     isAccessibleForFree: z.boolean(),
     creator: z.union([SchemaOrgPerson, SchemaOrgOrganization]).optional(),
     publisher: SchemaOrgOrganization.optional(),
@@ -219,8 +211,7 @@ export const SchemaOrgDataset = z
     distribution: z.array(
       z.object({
         '@type': z.literal('DataDownload'),
-        name: z.string().optional(),
-        description: z.string().optional(),
+        ...schemaOrgShape(RESOURCE_FIELDS),
         contentUrl: z.string(),
         encodingFormat: z.string().optional(),
         contentSize: z.string().optional(),
