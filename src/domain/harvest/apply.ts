@@ -1,7 +1,8 @@
-import { ConnectionException, DeadlockException, LockMode, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { DeadlockException, LockMode, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { pgArray } from '../../db.ts';
+import { isTransientDatabaseFailure } from '../../net/backend-outage.ts';
 import { Dataset, HarvestRunRecord, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { tooLong } from '../datasets/limits.ts';
@@ -184,8 +185,6 @@ async function applyHarvestItem(
 }
 
 /** SQLSTATE classes of a database that is down, restarting, out of resources, or of a transaction to retry. */
-const TRANSIENT_SQLSTATE = /^(08|40|53|55|57|58|XX)/;
-
 /**
  * For a database error that the record itself caused (a constraint, a value out of range): a name for it
  * fit for the run's report (the constraint, else the error's class), never its SQL or values. Null for
@@ -194,9 +193,9 @@ const TRANSIENT_SQLSTATE = /^(08|40|53|55|57|58|XX)/;
  */
 function recordDatabaseError(err: unknown): string | null {
   // MikroORM wraps driver errors; raw queries can surface pg's own DatabaseError.
-  if (!(err instanceof DriverException || err instanceof pg.DatabaseError) || err instanceof ConnectionException) return null;
+  if (!(err instanceof DriverException || err instanceof pg.DatabaseError) || isTransientDatabaseFailure(err)) return null;
   const { code, constraint } = err as Error & { code?: unknown; constraint?: unknown };
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || TRANSIENT_SQLSTATE.test(code)) return null;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return null;
   if (typeof constraint === 'string' && constraint) return constraint;
   return err instanceof DriverException ? `${err.constructor.name.replace(/Exception$/, '')} ${code}` : code;
 }
