@@ -14,8 +14,6 @@ export const ERROR_CODES = {
   upload_size_mismatch: { status: 400, title: 'Upload size mismatch' },
   unsupported_filter: { status: 400, title: 'Unsupported filter' },
   publish_requirements_missing: { status: 400, title: 'Publish requirements missing' },
-  not_queryable: { status: 400, title: 'Not queryable' },
-  not_text: { status: 400, title: 'Not text' },
   query_too_long: { status: 400, title: 'Query too long' },
   query_invalid: { status: 400, title: 'Invalid query' },
   query_not_select: { status: 400, title: 'Only SELECT queries' },
@@ -29,6 +27,10 @@ export const ERROR_CODES = {
   invalid_signature: { status: 403, title: 'Invalid signature' },
   not_found: { status: 404, title: 'Not found' },
   no_preview: { status: 404, title: 'No preview' },
+  // The resource exists but has no such form (a text form, a table): nothing in the request is wrong, as
+  // with no_preview, and as CKAN's datastore answers a resource without a table.
+  not_text: { status: 404, title: 'Not text' },
+  not_queryable: { status: 404, title: 'Not queryable' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   query_timeout: { status: 408, title: 'Query timeout' },
   request_timeout: { status: 408, title: 'Request timeout' },

@@ -15,6 +15,7 @@ import {
 import { unstorableAt } from '../domain/unstorable-text.ts';
 import { auditedRunner } from '../policies/audited-runner.ts';
 import { authorize } from '../policies/index.ts';
+import { PathTemplates } from './path-precedence.ts';
 import { sendProblem } from './problem.ts';
 import { fieldErrors } from './validate.ts';
 
@@ -135,11 +136,19 @@ const invalidBody = (errors: FieldError[]) => validationFailed(errors, 'The requ
 export function mountRoutes(router: Router, routes: Route[], opts: { selfCheck?: boolean; selfCheckReport?: string } = {}) {
   const selfCheck = opts.selfCheck ?? false;
   const run = auditedRunner({ selfCheck, selfCheckReport: opts.selfCheckReport });
+  // The router tries every pattern a path fits; the route answers only when its path is the one OpenAPI
+  // picks (`/resources/count`, not `/resources/{id}`), else it passes the request on (405 from allowedMethods).
+  const templates = new PathTemplates(routes.map((r) => r.path));
+  const prefix = router.opts.prefix ?? '';
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     const unit = { key: routeKey(route), noPolicy: route.noPolicy };
     // The route's own parsing refuses unstorable text (404 in a path, 400 in a query, 422 in a body), so no `inputs`.
-    router[route.method](koaPath, (ctx) => run(unit, () => answer(route, ctx, selfCheck), { refuse: (err) => sendProblem(ctx, err) }));
+    router[route.method](koaPath, (ctx, next) =>
+      templates.match(ctx.path.slice(prefix.length)) === route.path
+        ? run(unit, () => answer(route, ctx, selfCheck), { refuse: (err) => sendProblem(ctx, err) })
+        : next(),
+    );
   }
 }
 

@@ -12,14 +12,18 @@ export { displayName, email, password, username } from '../domain/users/fields.t
 
 export const nameOrIdParams = z.object({ nameOrId: z.string().min(1).max(200) });
 
-/** A whole number in the query string, from `min`, at most `max`. */
+/**
+ * A whole number in the query string, from `min`, at most `max`: digits only, as the document's
+ * `integer` says. (Coercing with Number() would read `offset=` and `offset=%20` as 0, and `0x10` as 16.)
+ */
 const intParam = (def: number, min: number, max?: number) => {
-  let n = z.coerce
-    .number()
+  let n = z
+    .number({ error: 'must be an integer' })
     .int('must be an integer')
     .min(min, min === 0 ? 'must be 0 or more' : `must be at least ${min}`);
   if (max !== undefined) n = n.max(max, `must be at most ${max}`);
-  return n.default(def);
+  // The document shows the number the string must spell (a preprocess is drawn as its target schema).
+  return z.preprocess((v) => (typeof v === 'string' && /^[+-]?\d+$/.test(v) ? Number(v) : v), n.default(def));
 };
 
 /** Paging of DESIGN §4: limit 20 by default, 1 to 100 (outside is a 400), offset 0. */
@@ -27,6 +31,24 @@ export const paging = {
   offset: intParam(0, 0),
   limit: intParam(20, 1, 100),
 };
+
+/**
+ * What JavaScript's trim() removes (\s in a JS pattern, spelled out: other regex dialects, Python's that
+ * Schemathesis uses among them, read \s differently).
+ */
+const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/**
+ * A filter value in the query string (`tags=a`, `res_format=csv`), trimmed: one that is only spaces would
+ * trim to nothing, so the document says what the check does, a character other than a space (or NUL).
+ * The length counts as sent.
+ */
+export const filterValue = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(new RegExp(`^[^\\x00]*[^${SPACE}\\x00][^\\x00]*$`), 'must have a character other than a space, and no NUL')
+    .trim();
 
 /** A boolean query flag: `?x`, `?x=true`, `?x=1` are true; `false`/`0` false. */
 export const flag = z.union([z.literal(''), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === '' || v === 'true' || v === '1');

@@ -18,6 +18,7 @@ import { compression, publicRevalidation } from '../http/middleware/public-answe
 import { requestDeadlines } from '../http/middleware/request-deadlines.ts';
 import { requestId } from '../http/middleware/request-id.ts';
 import { buildOpenApi } from '../http/openapi.ts';
+import { allowedMethods } from '../http/path-precedence.ts';
 import { mountRoutes, streamedBodyPaths } from '../http/route.ts';
 
 /**
@@ -78,7 +79,7 @@ export function createHttpApp(services: DomainServices) {
   app.use(authenticate(services, isCkanPath));
   app.use(mcpEndpoint());
   app.use(v1.routes());
-  app.use(v1.allowedMethods());
+  app.use(allowedMethods(v1Routes, v1.opts.prefix ?? ''));
   app.use(ckanRouter(services).routes());
   app.use(feedsRouter(services).routes());
   app.use(webRouter(services).routes());

@@ -59,6 +59,59 @@ test('a method the API serves nowhere (TRACE, PROPFIND) is 405 with Allow too, n
   t.is((await ask('PROPFIND', '/api/v1/no-such-thing')).status, 404);
 });
 
+test('a concrete path wins over a templated one: /resources/count is never /resources/{id}, in answers or in Allow', async (t) => {
+  // Each concrete path beside a templated sibling, what the document declares for it, and the sibling's other methods.
+  const concrete = [
+    ['/api/v1/resources/count', 'HEAD, GET', ['PUT', 'DELETE']],
+    ['/api/v1/resources/formats', 'HEAD, GET', ['PUT', 'DELETE']],
+    ['/api/v1/admin/users/stats', 'HEAD, GET', ['PATCH', 'DELETE']],
+    ['/api/v1/packages/drafts', 'POST', ['GET', 'PUT', 'DELETE']],
+  ] as const;
+  for (const [path, allow, others] of concrete) {
+    for (const method of others) {
+      // Not the templated route's 401, 404 or 422: the path is not an {id}.
+      const res = await app.api.request(method, path, undefined, app.sysadmin);
+      isProblem(t, res, 405, 'method_not_allowed');
+      t.is(res.headers.get('allow'), allow, `${method} ${path}`);
+    }
+    const options = await app.api.request('OPTIONS', path);
+    t.is(options.status, 200, path);
+    t.is(options.headers.get('allow'), allow, `OPTIONS ${path}`);
+  }
+  // The templated paths keep their own methods, and a trailing slash or another case is the same path.
+  t.is(
+    (await app.api.request('OPTIONS', '/api/v1/resources/00000000-0000-4000-8000-000000000000')).headers.get('allow'),
+    'HEAD, GET, PUT, DELETE',
+  );
+  t.is((await app.api.request('OPTIONS', '/api/v1/Resources/Count/')).headers.get('allow'), 'HEAD, GET');
+  t.is((await app.api.get('/api/v1/resources/count')).status, 200);
+});
+
+test('an empty or non-decimal paging value is a 400 on every list, like any other invalid one', async (t) => {
+  const lists = ['/tags', '/groups', '/organizations', '/packages', '/users', '/api-tokens', '/admin/users', '/admin/jobs'];
+  for (const list of lists) {
+    for (const bad of ['offset=', 'offset=%20', 'limit=', 'offset=0x10', 'offset=1e1', 'offset=1.5']) {
+      isProblem(t, await app.api.get(`/api/v1${list}?${bad}`, app.sysadmin), 400, 'invalid_parameters');
+    }
+    const res = await app.api.get(`/api/v1${list}?offset=0&limit=5`, app.sysadmin);
+    t.is(res.status, 200, `${list}: ${res.text}`);
+    t.like(res.body, { offset: 0, limit: 5 });
+  }
+});
+
+test('the document says a list filter needs a character other than a space, which is what the API checks', async (t) => {
+  const doc = (await app.api.get('/api/v1/openapi.json')).body;
+  const param = doc.paths['/api/v1/packages'].get.parameters.find((p: { name: string }) => p.name === 'res_format');
+  const pattern = new RegExp(param.schema.anyOf[0].pattern);
+  for (const blank of ['\r', ' ', '\t \n', '\u00a0', '\ufeff']) {
+    t.false(pattern.test(blank), JSON.stringify(blank));
+    isProblem(t, await app.api.get(`/api/v1/packages?res_format=${encodeURIComponent(blank)}`), 400, 'invalid_parameters');
+  }
+  t.true(pattern.test(' csv '));
+  const spaced = await app.api.get('/api/v1/packages?res_format=%20csv%20&tags=%09fuzz');
+  t.is(spaced.status, 200, spaced.text);
+});
+
 test('malformed JSON is a 400 problem, and the body never reaches the log', async (t) => {
   const res = await app.api.post('/api/v1/auth/login', '{"username": "root", "password": "leaky-secret-42"');
   isProblem(t, res, 400, 'malformed_json');
