@@ -52,6 +52,9 @@ function httpIri(url: string | null | undefined): NamedNode | null {
   return namedNode(parsed.href.replace(NOT_IN_IRIREF, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
+/** An IRI of this site (a dataset, an organization, the catalog): only the site's own code describes it. */
+const isSiteIri = (site: CatalogSite, iri: NamedNode) => iri.value === site.publicUrl || iri.value.startsWith(`${site.publicUrl}/`);
+
 const mailto = (email: string) => namedNode(new URL(`mailto:${email}`).href);
 const dateTime = (iso: string) => literal(iso, xsd('dateTime'));
 
@@ -153,6 +156,7 @@ function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, 
  */
 function addProvenance(
   graph: Graph,
+  site: CatalogSite,
   node: NamedNode,
   datasetId: string,
   harvest: NonNullable<FeedDataset['harvest']>,
@@ -164,7 +168,9 @@ function addProvenance(
   graph.add(identifier, rdf('type'), adms('Identifier'));
   graph.add(identifier, skos('notation'), literal(harvest.remoteId));
   const source = httpIri(harvest.remoteUrl) ?? httpIri(harvest.remoteId);
-  if (!source || source.value === node.value) return;
+  // A record that names one of this site's IRIs as its origin would describe that subject (another
+  // dataset's title, say): a harvested record describes itself only.
+  if (!source || isSiteIri(site, source)) return;
   graph.add(node, dct('source'), source);
   graph.add(source, rdf('type'), dcat('Dataset'));
   graph.text(source, dct('title'), title);
@@ -180,7 +186,7 @@ function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): Name
   // dct:description is mandatory in DCAT-AP; a dataset without notes is described by its title.
   graph.text(node, dct('description'), description);
   graph.add(node, dct('identifier'), literal(dataset.id));
-  if (dataset.harvest) addProvenance(graph, node, dataset.id, dataset.harvest, title, description);
+  if (dataset.harvest) addProvenance(graph, site, node, dataset.id, dataset.harvest, title, description);
   for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
   graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
   graph.add(node, dct('modified'), dateTime(dataset.updatedAt));
@@ -189,7 +195,8 @@ function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): Name
   graph.add(namedNode(PUBLIC_ACCESS), rdf('type'), dct('RightsStatement'));
 
   const landing = httpIri(dataset.url);
-  if (landing) {
+  // Typing a page of this site as a foaf:Document would be a triple about one of its own subjects.
+  if (landing && !isSiteIri(site, landing)) {
     graph.add(node, dcat('landingPage'), landing);
     graph.add(landing, rdf('type'), foaf('Document'));
   }
