@@ -71,6 +71,13 @@ test('register cannot make a sysadmin', async (t) => {
   t.deepEqual(fieldPaths(res), ['sysadmin']);
 });
 
+test('an email with more than 64 characters before the @ is no email address (format: email, RFC 5321): 422', async (t) => {
+  const res = await register('reg-long-local', 'password-123', { email: `${'a'.repeat(65)}@example.org` });
+  isProblem(t, res, 422, 'validation_failed');
+  t.deepEqual(fieldPaths(res), ['email']);
+  t.is((await register('reg-local-64', 'password-123', { email: `${'a'.repeat(64)}@example.org` })).status, 201);
+});
+
 test('a taken username or email is 409 naming the field', async (t) => {
   t.is((await register('reg-bob')).status, 201);
 
