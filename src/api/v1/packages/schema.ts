@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DATASET_FIELDS } from '../../../domain/datasets/field-table.ts';
 import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
 import { RESOURCE_FIELDS } from '../../../domain/resources/field-table.ts';
-import { flag, listOf, paging, slug } from '../../../http/schemas.ts';
+import { filterValue, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 import { fieldInput, inputShape, outputShape, schemaOrgShape } from './field-schemas.ts';
 
 const tag = z
@@ -123,7 +123,7 @@ export const DatasetRecord = z
 
 /** `tags[]=a&tags[]=b`, `tags=a&tags=b` and `tags=a` all arrive as a list. */
 // As long as the longest tag (DATASET_LIMITS.tagLength).
-const name = z.string().trim().min(1).max(L.tagLength);
+const name = filterValue(L.tagLength);
 const names = z.union([name, z.array(name).max(50)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 export const ListQuery = z.object({
