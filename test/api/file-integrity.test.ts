@@ -355,6 +355,24 @@ for (const store of STORES) {
 }
 
 for (const store of STORES) {
+  test(`[${store}] a content type with tabs before its parameters (as HTTP allows) gets an upload URL, signed with spaces, that takes the bytes`, async (t) => {
+    const site = sites[store];
+    const id = await newResource(t, site, { name: 'Tabbed', urlType: 'upload', format: 'csv' });
+    const issued = await site.app.api.post(
+      `${V1}/resources/${id}/upload-url`,
+      { filename: 'tabbed.csv', contentType: 'text/csv\t \t; charset=utf-8', size: NEW.length },
+      as(site.editor),
+    );
+    t.is(issued.status, 200, issued.text);
+    t.is(issued.body.headers['Content-Type'], 'text/csv   ; charset=utf-8');
+    const put = await putTo(issued.body, NEW);
+    t.true(put.status < 300, put.text);
+    const done = await site.app.api.post(`${V1}/resources/${id}/upload-complete`, undefined, as(site.editor));
+    t.is(done.status, 200, done.text);
+  });
+}
+
+for (const store of STORES) {
   // Serial: it removes every orphan of the site, which the other tests' stray objects must not race.
   test.serial(`[${store}] the scheduled sweep-storage job removes orphans, and every start keeps its daily schedule`, async (t) => {
     const site = sites[store];

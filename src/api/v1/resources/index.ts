@@ -85,7 +85,10 @@ export const resourceRoutes = [
         .min(1)
         .max(200)
         // Parameters after spaces or tabs only: a line break would end up in the upload's headers.
-        .regex(/^[\w.+-]+\/[\w.+-]+([ \t]*;[\x20-\x7e]*)?$/, 'expected a media type such as text/csv'),
+        .regex(/^[\w.+-]+\/[\w.+-]+([ \t]*;[\x20-\x7e]*)?$/, 'expected a media type such as text/csv')
+        // The stores sign a Content-Type without control characters: a tab before the parameters (which
+        // HTTP allows, and the pattern) is the same type with a space.
+        .overwrite((type) => type.replace(/\t/g, ' ')),
       size: z.number().int().nonnegative(),
     }),
     response: UploadUrlRecord,
