@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   upload_size_mismatch: { status: 400, title: 'Upload size mismatch' },
   unsupported_filter: { status: 400, title: 'Unsupported filter' },
   publish_requirements_missing: { status: 400, title: 'Publish requirements missing' },
+  // The spec's §errors: a query on a non-queryable resource is a 400 (the routes declare it, and /text's
+  // not_text with it); CKAN's datastore answers it as its 404.
+  not_queryable: { status: 400, title: 'Not queryable' },
+  not_text: { status: 400, title: 'Not text' },
   query_too_long: { status: 400, title: 'Query too long' },
   query_invalid: { status: 400, title: 'Invalid query' },
   query_not_select: { status: 400, title: 'Only SELECT queries' },
@@ -27,10 +31,6 @@ export const ERROR_CODES = {
   invalid_signature: { status: 403, title: 'Invalid signature' },
   not_found: { status: 404, title: 'Not found' },
   no_preview: { status: 404, title: 'No preview' },
-  // The resource exists but has no such form (a text form, a table): nothing in the request is wrong, as
-  // with no_preview, and as CKAN's datastore answers a resource without a table.
-  not_text: { status: 404, title: 'Not text' },
-  not_queryable: { status: 404, title: 'Not queryable' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   query_timeout: { status: 408, title: 'Query timeout' },
   request_timeout: { status: 408, title: 'Request timeout' },
@@ -80,8 +80,8 @@ export class DomainError extends Error {
 
 // ---- requests ----
 
-export const invalidParameters = (errors: FieldError[]) =>
-  new DomainError('invalid_parameters', 'Some query parameters are invalid.', errors);
+export const invalidParameters = (errors: FieldError[], detail = 'Some query parameters are invalid.') =>
+  new DomainError('invalid_parameters', detail, errors);
 export const validationFailed = (errors: FieldError[], detail = 'The request has invalid fields.') =>
   new DomainError('validation_failed', detail, errors);
 export const unsupportedMediaType = (detail = 'Send the body as application/json.') => new DomainError('unsupported_media_type', detail);
@@ -100,7 +100,7 @@ export const uploadStalled = (ms: number) =>
 export const malformedJson = () => new DomainError('malformed_json', 'The body is not valid JSON.');
 export const malformedBody = () => new DomainError('malformed_body', 'The body does not match its Content-Encoding.');
 export const payloadTooLarge = (detail?: string) => new DomainError('payload_too_large', detail);
-export const badRequest = (detail?: string) => new DomainError('bad_request', detail);
+export const badRequest = (detail?: string, errors?: FieldError[]) => new DomainError('bad_request', detail, errors);
 export const rangeNotSatisfiable = (size: number) => new DomainError('range_not_satisfiable', `The object has ${size} bytes.`);
 /** A bug: its details stay in the log, the caller gets the request id to quote. */
 export const internalError = (requestId: string) =>

@@ -1,4 +1,4 @@
-import { DomainError, type FieldError } from './errors.ts';
+import { badRequest, type FieldError } from './errors.ts';
 
 /** A UTF-16 surrogate without its other half: no UTF-8 encodes it, and PostgreSQL's jsonb refuses its escape. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -32,4 +32,4 @@ export function unstorableAt(value: unknown, path = ''): FieldError | undefined 
 }
 
 /** The 400 for such input, naming the field: each entry point words it its own way (problem, CKAN envelope, page). */
-export const unstorableInput = (at: FieldError) => new DomainError('bad_request', `${at.path}: ${at.message}.`, [at]);
+export const unstorableInput = (at: FieldError) => badRequest(`${at.path}: ${at.message}.`, [at]);

@@ -44,11 +44,11 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     const temporalCli = config.temporal.embedded
       ? await locateTemporalCli({ explicit: config.temporal.cliPath, ...config.provision }, log)
       : null;
-    let temporalAddress: string | undefined;
-    if (temporalCli) {
+    let temporalAddress = config.temporal.address;
+    const startTemporal = async (cliPath: string) => {
       const dev = await startTemporalDevServer(
         {
-          cliPath: temporalCli.path,
+          cliPath,
           port: config.temporal.devPort,
           uiPort: config.temporal.uiPort,
           namespace: config.temporal.namespace,
@@ -59,15 +59,19 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
       );
       stack.push('temporal dev server', () => dev.stop());
       temporalAddress = dev.address;
-    }
-    const services = await buildServices(config, log, stack, { role: 'api', temporalAddress });
+      return dev.address;
+    };
+    const services = await buildServices(config, log, stack, {
+      role: 'api',
+      startTemporal: temporalCli ? () => startTemporal(temporalCli.path) : undefined,
+    });
     await ensureSchedules(services);
     await ensureInitialAdmin(forkContext(services));
 
     if (config.temporal.runWorkerInProcess) {
       const worker = await startWorker({
         ...config.temporal,
-        address: temporalAddress ?? config.temporal.address,
+        address: temporalAddress,
         activities: createActivities(services),
         log,
         onFatal: opts.onFatal,

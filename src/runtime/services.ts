@@ -19,8 +19,11 @@ export interface Services extends DomainServices {
 export interface ServiceOptions {
   /** What this process is: an API process follows the changes other processes make; a worker or a command does not. */
   role: 'api' | 'worker' | 'command';
-  /** Temporal's address when it is not the configured one (the embedded dev server's). */
-  temporalAddress?: string;
+  /**
+   * Starts the embedded Temporal dev server once the database is up (the order a start-up is stopped in
+   * reverse), and says its address; without it the configured address is used.
+   */
+  startTemporal?: () => Promise<string>;
 }
 
 /**
@@ -37,7 +40,7 @@ export async function buildServices(config: Config, log: Logger, stack: StopStac
   const storage = createObjectStore(config.storage);
   await storage.ensureReady();
 
-  const address = opts.temporalAddress ?? config.temporal.address;
+  const address = opts.startTemporal ? await opts.startTemporal() : config.temporal.address;
   const jobs = await TemporalJobs.connect({ ...config.temporal, address, lazy: opts.role === 'worker' });
   stack.push('temporal client', () => jobs.close());
 

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { DomainError, invalidParameters, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
@@ -152,7 +152,7 @@ export function mountResourcePages(router: Router, services: DomainServices) {
   mountPage(router, services, 'GET /dataset/:name/resource/:id/query.csv', async (ctx) => {
     const { resource } = await loadPair(ctx);
     const sql = String(ctx.query.sql ?? '').trim();
-    if (!sql) throw new DomainError('invalid_parameters', 'Give the query as ?sql=…');
+    if (!sql) throw invalidParameters([{ path: 'sql', message: 'is required' }], 'Give the query as ?sql=…');
     const outcome = await runQuery(ctx, resource.id, sql);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set(

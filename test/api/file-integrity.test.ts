@@ -346,7 +346,7 @@ for (const store of STORES) {
     isProblem(
       t,
       await site.app.api.post(`${V1}/resources/${id}/query`, { sql: 'SELECT * FROM data' }, as(site.editor)),
-      404,
+      400,
       'not_queryable',
     );
     t.like(await resource(site, id), { format: 'TXT', extras: { queryable: false, detected: { format: 'TXT', tabular: null } } });

@@ -797,7 +797,7 @@ for (const store of STORES) {
 
   // 9. Pipeline failures --------------------------------------------------------------------------
 
-  test(`[${store}] binary garbage declared as CSV: the pipeline succeeds with preview and text skipped, the schema is unqueryable and /text is 404 not_text`, async (t) => {
+  test(`[${store}] binary garbage declared as CSV: the pipeline succeeds with preview and text skipped, the schema is unqueryable and /text is 400 not_text`, async (t) => {
     const site = main();
     const id = await newUploadResource(t, site);
     const garbage = binaryGarbage();
@@ -816,7 +816,7 @@ for (const store of STORES) {
       ],
     );
     t.deepEqual((await site.app.api.get(`${V1}/resources/${id}/schema`)).body, { id, queryable: false, schema: null });
-    isProblem(t, await read(site, id, 'text'), 404, 'not_text');
+    isProblem(t, await read(site, id, 'text'), 400, 'not_text');
     // The bytes are still served as they are.
     t.deepEqual((await read(site, id, 'download')).bytes, garbage);
   });

@@ -204,9 +204,9 @@ test('a private resource is 404 without access and answers its org members and s
   t.deepEqual(reply.body.rows, [{ n: '12000' }]);
 });
 
-test('a resource without a preview is 404 not_queryable (the request is well formed; the table is missing); an unknown one 404 not_found', async (t) => {
+test('a resource without a preview is 400 not_queryable, as the spec says of a query on a non-queryable resource; an unknown one 404 not_found', async (t) => {
   const auth = await asNewUser('q-noprev');
-  isProblem(t, await query(linkId, 'SELECT 1', auth), 404, 'not_queryable');
+  isProblem(t, await query(linkId, 'SELECT 1', auth), 400, 'not_queryable');
   isProblem(t, await query('00000000-0000-4000-8000-000000000000', 'SELECT 1', auth), 404, 'not_found');
 });
 

@@ -27,7 +27,7 @@ test("errors are made by the catalogue's factories only: no `new DomainError(` e
   const offenders = fs
     .readdirSync(SRC, { recursive: true })
     .map(String)
-    .filter((f) => f.endsWith('.ts') && f !== path.join('domain', 'errors.ts'))
+    .filter((f) => /\.tsx?$/.test(f) && f !== path.join('domain', 'errors.ts'))
     .filter((f) => fs.readFileSync(path.join(SRC, f), 'utf8').includes('new DomainError('));
   t.deepEqual(offenders, []);
 });
