@@ -66,6 +66,9 @@ try {
     });
     console.log(`\n===== ${name} =====\n${result.output}`);
     if (result.code !== 0) failed = true;
+    // What the app warned of while this caller ran (the first 200 lines): a 5xx's why.
+    const warnings = app.logs.splice(0).filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
+    if (warnings.length) console.log(`----- the app's warnings during ${name} -----\n${warnings.slice(0, 200).join('\n')}`);
   }
 } finally {
   // A response that strayed from its schema fails the run too (the app's self-checks), said when it stops.
