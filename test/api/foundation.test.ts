@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import test from 'ava';
-import { isProblem } from '../helpers/problem.ts';
+import { fieldPaths, isProblem } from '../helpers/problem.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
@@ -85,6 +85,17 @@ test('a concrete path wins over a templated one: /resources/count is never /reso
   );
   t.is((await app.api.request('OPTIONS', '/api/v1/Resources/Count/')).headers.get('allow'), 'HEAD, GET');
   t.is((await app.api.get('/api/v1/resources/count')).status, 200);
+});
+
+test('a dataset cannot be named drafts, the draft listing’s path, so every dataset stays reachable by its name', async (t) => {
+  const org = await app.api.post('/api/v1/organizations', { name: 'reserved-org', title: 'Reserved' }, app.sysadmin);
+  t.is(org.status, 201, org.text);
+  const fields = { title: 'Drafts', ownerOrg: 'reserved-org', licenseId: 'cc-by' };
+  const res = await app.api.post('/api/v1/packages', { ...fields, name: 'drafts' }, app.sysadmin);
+  isProblem(t, res, 422, 'validation_failed');
+  t.deepEqual(fieldPaths(res), ['name']);
+  const draft = await app.api.post('/api/v1/packages/drafts', { name: 'drafts' }, app.sysadmin);
+  isProblem(t, draft, 422, 'validation_failed');
 });
 
 test('an empty or non-decimal paging value is a 400 on every list, like any other invalid one', async (t) => {

@@ -6,6 +6,7 @@ import type { DomainContext } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
 import { assignFields, DATASET_FIELDS, type FieldInput } from './field-table.ts';
 import { resolveCategories, resolveOwnerOrg, resolveTags } from './references.ts';
+import { RESERVED_DATASET_NAMES } from './reserved-names.ts';
 
 /** Writable dataset fields; in a partial update an absent key is left alone and null clears. */
 export interface DatasetInput extends FieldInput<typeof DATASET_FIELDS> {
@@ -48,6 +49,9 @@ export async function applyDatasetFields(
 
   assignFields(DATASET_FIELDS, dataset, input, given);
   if (given('name')) {
+    if (input.name && RESERVED_DATASET_NAMES.has(input.name)) {
+      throw validationFailed([{ path: 'name', message: `is reserved: /packages/${input.name} is a path of the API` }]);
+    }
     dataset.name = input.name ?? placeholderName();
     dataset.nameGenerated = !input.name;
   }

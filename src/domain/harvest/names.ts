@@ -1,5 +1,6 @@
 // Shared with the readers of src/harvest: this module must import nothing from there (no import cycle).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { RESERVED_DATASET_NAMES } from '../datasets/reserved-names.ts';
 import { isUuid } from '../ids.ts';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{1,99}$/;
@@ -38,7 +39,7 @@ export async function freeDatasetName(em: EntityManager, base: string): Promise<
     `select name from datasets where name = ? or (name like ? escape '\\' and name ~ ?)`,
     [base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`, `^${base.replace(/[^a-z0-9]/g, (c) => `\\${c}`)}-[0-9]+$`],
   );
-  const taken = new Set(rows.map((r) => r.name));
+  const taken = new Set([...RESERVED_DATASET_NAMES, ...rows.map((r) => r.name)]);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
