@@ -27,9 +27,9 @@ export interface ServiceOptions {
 }
 
 /**
- * Builds the services once for serve, worker and every CLI command: the database (embedded or external,
- * migrated), the object store, the Temporal client and search, each pushed onto `stack` so the caller stops
- * them in reverse. An API process also keeps its embedded vector index and its credential cache in step
+ * Builds the services once for serve, the worker and the harvest command (migrate and create-user need the
+ * database alone): the database (embedded or external, migrated), the object store, the Temporal client
+ * and search, each pushed onto `stack` so the caller stops them in reverse. An API process also keeps its embedded vector index and its credential cache in step
  * with the database; a worker connects to Temporal lazily, so it can start before Temporal answers.
  */
 export async function buildServices(config: Config, log: Logger, stack: StopStack, opts: ServiceOptions): Promise<Services> {
