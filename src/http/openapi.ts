@@ -54,6 +54,14 @@ export function routeProblems(r: Route): ErrorCode[] {
   return [...new Set(codes)];
 }
 
+/**
+ * What Node's HTTP parser answers, before any route runs, to a request whose line and headers pass its
+ * 16 KB (a URL of huge query values, say): any request can meet it, and it carries no body.
+ */
+const HEADERS_TOO_LARGE = {
+  '431': { description: 'Request Header Fields Too Large: the request line and headers are over 16 KB (no body)' },
+};
+
 /** One problem+json response per status, its description naming each code the route can answer with it. */
 function problemResponses(codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -150,7 +158,7 @@ export function buildOpenApi(routes: Route[], publicUrl: string) {
       ...(r.access === 'public' ? { security: [{}, { bearer: [] }, { session: [] }] } : {}),
       requestParams: { ...(r.params ? { path: r.params } : {}), ...(r.query ? { query: r.query } : {}) },
       ...requestBody,
-      responses: { ...streamed, ...alsoSucceeds, ...problemResponses(routeProblems(r)) },
+      responses: { ...streamed, ...alsoSucceeds, ...problemResponses(routeProblems(r)), ...HEADERS_TOO_LARGE },
     };
   }
   return createDocument(
