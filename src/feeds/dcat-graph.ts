@@ -52,8 +52,12 @@ function httpIri(url: string | null | undefined): NamedNode | null {
   return namedNode(parsed.href.replace(NOT_IN_IRIREF, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
-/** An IRI of this site (a dataset, an organization, the catalog): only the site's own code describes it. */
-const isSiteIri = (site: CatalogSite, iri: NamedNode) => iri.value === site.publicUrl || iri.value.startsWith(`${site.publicUrl}/`);
+/**
+ * An IRI this site describes itself (the catalog, a dataset or distribution, an organization): only the
+ * site's own code says things about it. Other pages of the site stay a dataset's to link.
+ */
+const isSiteIri = (site: CatalogSite, iri: NamedNode) =>
+  ['/catalog', '/dataset/', '/organization/'].some((path) => iri.value.startsWith(`${site.publicUrl}${path}`));
 
 const mailto = (email: string) => namedNode(new URL(`mailto:${email}`).href);
 const dateTime = (iso: string) => literal(iso, xsd('dateTime'));
