@@ -23,6 +23,14 @@ export const Dataset = defineEntity({
       expression: 'create index "datasets_name_trgm_index" on "datasets" using gin ("name" gin_trgm_ops)',
     },
     {
+      name: 'datasets_spatial_box_index',
+      expression: 'create index "datasets_spatial_box_index" on "datasets" using gist ("spatial_box")',
+    },
+    {
+      name: 'datasets_temporal_range_index',
+      expression: `create index "datasets_temporal_range_index" on "datasets" using gist (tstzrange("temporal_start", "temporal_end", '[]'))`,
+    },
+    {
       name: 'datasets_title_trgm_index',
       expression: 'create index "datasets_title_trgm_index" on "datasets" using gin ("title" gin_trgm_ops)',
     },
@@ -44,6 +52,16 @@ export const Dataset = defineEntity({
     maintainerEmail: p.string().length(320).nullable(),
     version: p.string().length(100).nullable(),
     url: p.string().length(2000).nullable(),
+    /** The DCAT-AP / DCAT-US record beyond the fields above (src/domain/metadata/dataset-record.ts): only the keys set. */
+    metadata: p.json<Record<string, unknown>>().default('{}'),
+    /** CKAN's free key/value pairs, in order: `[{key, value}]`. */
+    extras: p.json<Array<{ key: string; value: string }>>().default('[]'),
+    /** The values of the fields the metadata profiles define (src/domain/metadata/profiles.ts). */
+    customFields: p.json<Record<string, unknown>>().default('{}'),
+    /** The coverage filters' columns, derived from `metadata` on every write (src/domain/metadata/coverage.ts). */
+    temporalStart: p.datetime().nullable(),
+    temporalEnd: p.datetime().nullable(),
+    spatialBox: p.string().columnType('box').nullable(),
     creator: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
     publishedAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),

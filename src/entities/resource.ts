@@ -23,6 +23,10 @@ export const Resource = defineEntity({
     hash: p.string().length(64).nullable(),
     position: p.integer(),
     extras: p.json<Record<string, unknown>>().default('{}'),
+    /** The distribution record beyond the fields above (src/domain/metadata/distribution-record.ts). */
+    metadata: p.json<Record<string, unknown>>().default('{}'),
+    /** Free key/value pairs a publisher or source gives (CKAN's resource extras): `extras` is the system's. */
+    customExtras: p.json<Array<{ key: string; value: string }>>().default('[]'),
   },
 });
 export type Resource = InferEntity<typeof Resource>;

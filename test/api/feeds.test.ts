@@ -1,4 +1,5 @@
 import test from 'ava';
+import { DATASET_RECORD, recordKeys } from '../../src/domain/metadata/dataset-record.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { datasetIri, loadFeedFixtures, READINGS_API, type FeedFixtures } from '../helpers/feed-fixtures.ts';
 import { schemaOrgScript } from '../../src/feeds/schema-org.ts';
@@ -166,6 +167,9 @@ test('GET /packages/{name} without ld+json in Accept is the plain JSON record, u
     t.is(reply.body.id, fx.public.table.id);
     t.is(reply.body['@context'], undefined);
     t.deepEqual(Object.keys(reply.body).sort(), [
+      ...recordKeys(DATASET_RECORD),
+      'customFields',
+      'extras',
       'author',
       'authorEmail',
       'createdAt',
@@ -189,7 +193,7 @@ test('GET /packages/{name} without ld+json in Accept is the plain JSON record, u
       'updatedAt',
       'url',
       'version',
-    ]);
+    ].sort());
     texts.push(reply.text);
   }
   // Byte for byte the same answer, whatever the Accept header that does not ask for JSON-LD.

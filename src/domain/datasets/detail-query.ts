@@ -4,6 +4,7 @@ import type { DatasetSubject } from '../../policies/datasets.ts';
 import { pgArray } from '../../db.ts';
 import { isUuid } from '../ids.ts';
 import { RESOURCE_FIELDS } from '../resources/field-table.ts';
+import type { DatasetMetadataColumns } from '../metadata/record-io.ts';
 import type { ResourceFields } from '../resources/present.ts';
 import { columnOf, DATASET_FIELDS, fieldNames, fieldValues, type DatasetFieldValues } from './field-table.ts';
 import type { DatasetFields } from './present.ts';
@@ -17,7 +18,7 @@ export const RESOURCE_JSON = `json_build_object(
   ${fieldNames(RESOURCE_FIELDS)
     .map((name) => `'${name}', r.${columnOf(name)}`)
     .join(', ')},
-  'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras,
+  'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras, 'metadata', r.metadata, 'customExtras', r.custom_extras,
   'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')})`;
 
 /** The caller's (the first parameter) role in the organization `o`, as orgRolesOf counts it: active organizations only. */
@@ -31,7 +32,7 @@ export const CALLER_ROLE_SQL = `(select m.role from memberships m
  * database's own work (issue 19, bench reads).
  */
 const DETAIL_SQL = (where: string, opts: { resources: boolean }) => `
-  select d.id, d.name, ${FIELD_COLUMNS}, d.state, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
+  select d.id, d.name, ${FIELD_COLUMNS}, d.metadata, d.extras, d.custom_fields as "customFields", d.state, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
          d.harvest_remote_id, d.harvest_remote_url, ${iso('d.harvested_at')} as harvested_at,
          ${iso('d.created_at')} as created_at, ${iso('d.updated_at')} as updated_at, ${iso('d.published_at')} as published_at,
          o.id as org_id, o.name as org_name, o.title as org_title, o.state as org_state,
@@ -49,7 +50,7 @@ const FIELD_COLUMNS = fieldNames(DATASET_FIELDS)
   .map((name) => `d.${columnOf(name)} as "${name}"`)
   .join(', ');
 
-interface DetailRow extends DatasetFieldValues {
+interface DetailRow extends DatasetFieldValues, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
   id: string;
   name: string;
   state: DatasetState;
@@ -116,6 +117,9 @@ function toFields(row: DetailRow): DatasetFields {
     id: row.id,
     name: row.name,
     ...fieldValues(DATASET_FIELDS, row),
+    metadata: row.metadata,
+    extras: row.extras,
+    customFields: row.customFields,
     ownerOrg: row.org_id ? { id: row.org_id, name: row.org_name!, title: row.org_title! } : null,
     state: row.state,
     tags: row.tags,

@@ -4,12 +4,13 @@ import type { OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
+import { applyDatasetMetadata, type DatasetMetadataInput } from '../metadata/record-io.ts';
 import { assignFields, DATASET_FIELDS, type FieldInput } from './field-table.ts';
 import { resolveCategories, resolveOwnerOrg, resolveTags } from './references.ts';
 import { RESERVED_DATASET_NAMES } from './reserved-names.ts';
 
 /** Writable dataset fields; in a partial update an absent key is left alone and null clears. */
-export interface DatasetInput extends FieldInput<typeof DATASET_FIELDS> {
+export interface DatasetInput extends FieldInput<typeof DATASET_FIELDS>, DatasetMetadataInput {
   name?: string | null;
   ownerOrg?: string | null;
   tags?: string[] | null;
@@ -48,6 +49,7 @@ export async function applyDatasetFields(
   }
 
   assignFields(DATASET_FIELDS, dataset, input, given);
+  applyDatasetMetadata(dataset, input, mode === 'full');
   if (given('name')) {
     if (input.name && RESERVED_DATASET_NAMES.has(input.name)) {
       throw validationFailed([{ path: 'name', message: `is reserved: /packages/${input.name} is a path of the API` }]);

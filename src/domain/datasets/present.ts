@@ -1,6 +1,7 @@
 import type { Collection } from '@mikro-orm/core';
 import type { Dataset, Group, Tag } from '../../entities/index.ts';
 import { DATASET_FIELDS, fieldValues, type FieldInput } from './field-table.ts';
+import { presentDatasetMetadata, type DatasetMetadataColumns } from '../metadata/record-io.ts';
 import { isoText, presentResource, type ResourceFields } from '../resources/present.ts';
 
 interface GroupFields {
@@ -14,7 +15,7 @@ interface GroupFields {
  * plain row of the one-statement read (detail-query.ts), dates as ISO text. One presenter for both, so
  * the two reads cannot drift apart.
  */
-export interface DatasetFields extends FieldInput<typeof DATASET_FIELDS> {
+export interface DatasetFields extends FieldInput<typeof DATASET_FIELDS>, Partial<DatasetMetadataColumns> {
   id: string;
   name: string;
   ownerOrg?: GroupFields | Dataset['ownerOrg'] | null;
@@ -72,6 +73,7 @@ export function presentDataset(d: DatasetFields, opts: { resources?: ResourceFie
       .map(groupRef)
       .sort((a, b) => a.name.localeCompare(b.name)),
     ...fields,
+    ...presentDatasetMetadata(d),
     creatorUserId: (d.creator as { id: string } | null | undefined)?.id ?? null,
     createdAt: isoText(d.createdAt),
     updatedAt: isoText(d.updatedAt),

@@ -5,6 +5,7 @@ import type { FieldError } from '../errors.ts';
 import { RESOURCE_FIELDS, type ResourceFieldValues } from '../resources/field-table.ts';
 import { email } from '../users/fields.ts';
 import type { HarvestItem, HarvestRecord, HarvestResource } from './record.ts';
+import { extrasErrors, mapDatasetMetadata, mapDistributionMetadata } from './record-metadata.ts';
 
 /**
  * Harvested records carry no license more often than not; CKAN's own "License not specified" stands in,
@@ -44,13 +45,28 @@ export function mapRecord(source: HarvestRecord): MappedRecord {
   ].sort(); // one order for every run: concurrent first uses of tags lock them in the same order
   const seen = new Set<string>();
   const resources = record.resources
-    .map((r) => ({ ...r, ...fieldValues(RESOURCE_FIELDS, r), url: r.url.trim() }))
+    .map((r) => {
+      const meta = mapDistributionMetadata(r.metadata, r.customExtras);
+      return { ...r, ...fieldValues(RESOURCE_FIELDS, r), url: r.url.trim(), metadata: meta.metadata, customExtras: meta.extras };
+    })
     .filter((r) => r.url && !seen.has(r.url) && seen.add(r.url));
   const { modified: _modified, ...rest } = record;
   // The record's page at the source is only provenance: one longer than its column is dropped, not a failure.
   const remoteUrl = record.remoteUrl && record.remoteUrl.length <= MAX_REMOTE_URL ? record.remoteUrl : null;
   const fields = fieldValues(DATASET_FIELDS, record);
-  return { ...rest, ...fields, title: record.title, remoteUrl, tags, resources, licenseId: record.licenseId || NO_LICENSE };
+  const { metadata, extras } = mapDatasetMetadata(record.metadata, record.extras);
+  return {
+    ...rest,
+    ...fields,
+    title: record.title,
+    remoteUrl,
+    tags,
+    resources,
+    licenseId: record.licenseId || NO_LICENSE,
+    metadata,
+    extras,
+    customFields: record.customFields ?? {},
+  };
 }
 
 /**
@@ -103,7 +119,9 @@ export function recordErrors(r: MappedRecord): FieldError[] {
     const value = r[key];
     if (rule && typeof value === 'string' && value && !rule.valid(value)) errors.push({ path: key, message: rule.message });
   }
+  errors.push(...extrasErrors(r.extras ?? [], 'extras'));
   r.resources.forEach((res, i) => {
+    errors.push(...extrasErrors(res.customExtras ?? [], `resources.${i}.customExtras`));
     if (!isUrl(res.url, LINK_PROTOCOLS)) errors.push({ path: `resources.${i}.url`, message: 'must be an http(s) or ftp URL' });
   });
   return errors;

@@ -1,4 +1,7 @@
 import type { DatasetFieldValues } from '../datasets/field-table.ts';
+import type { DatasetRecordValues } from '../metadata/dataset-record.ts';
+import type { DistributionRecordValues } from '../metadata/distribution-record.ts';
+import type { Extra } from '../metadata/extras.ts';
 import type { ResourceFieldValues } from '../resources/field-table.ts';
 
 /**
@@ -29,11 +32,25 @@ export interface HarvestRecord extends HarvestedFields {
   groups: Array<{ name: string; title: string }>;
   /** When the source last changed it (ISO 8601), if it says. */
   modified: string | null;
+  /**
+   * The metadata record (src/domain/metadata/dataset-record.ts) as the source gives it: the domain checks
+   * each value and moves one that does not fit to `extras` under its key, so nothing is dropped.
+   */
+  metadata?: DatasetRecordValues;
+  /** What has no typed place: CKAN extras as they come, other sources' fields under their own names. */
+  extras?: Extra[];
+  /** Profile fields (a scheming CKAN's own fields), as the source gives them. */
+  customFields?: Record<string, unknown>;
   resources: HarvestResource[];
 }
 
 /** A resource's fields of its table (src/domain/resources/field-table.ts), left out when the reader does not read them. */
-export type HarvestResource = { url: string; size: number | null } & Partial<ResourceFieldValues>;
+export type HarvestResource = {
+  url: string;
+  size: number | null;
+  metadata?: DistributionRecordValues;
+  customExtras?: Extra[];
+} & Partial<ResourceFieldValues>;
 
 /**
  * One record of a page: mapped, or refused with its reason (a record never stops a run). `withdrawn`:

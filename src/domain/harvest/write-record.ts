@@ -2,12 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dataset, Resource, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { assignFields, DATASET_FIELDS, fieldNames } from '../datasets/field-table.ts';
+import { applyDatasetMetadata, applyDistributionMetadata } from '../metadata/record-io.ts';
 import { resolveTags } from '../datasets/references.ts';
 import { RESOURCE_FIELDS } from '../resources/field-table.ts';
 import { buildResource } from '../resources/resources.ts';
 import { harvestCategories, harvestOrganization, type SourceOrganization } from './group-mirroring.ts';
 import { baseName, freeDatasetName } from './names.ts';
-import type { MappedRecord } from './record-rules.ts';
+import type { MappedRecord, MappedResource } from './record-rules.ts';
 
 /** What the commit left to do outside the transaction. */
 export interface FollowUp {
@@ -81,6 +82,7 @@ export async function writeRecord(
     });
   // Sources write "" for what they do not know: unset here, where POST /packages would keep it.
   assignFields(DATASET_FIELDS, dataset, Object.fromEntries(fieldNames(DATASET_FIELDS).map((k) => [k, record[k] || null])));
+  applyDatasetMetadata(dataset, { ...record.metadata, extras: record.extras, customFields: record.customFields }, true);
   dataset.ownerOrg = org;
   dataset.tags.set(await resolveTags(tx, record.tags));
   dataset.groups.set(await harvestCategories(em, record.groups));
@@ -94,7 +96,7 @@ export async function writeRecord(
     dataset.publishedAt ??= now;
   }
   if (!existing) {
-    record.resources.forEach((r, i) => buildResource(em, dataset, { ...r, urlType: 'link' }, i));
+    record.resources.forEach((r, i) => buildResource(em, dataset, { ...r, ...distributionInput(r), urlType: 'link' }, i));
     return finish('created', dataset);
   }
 
@@ -104,10 +106,11 @@ export async function writeRecord(
   const reprocessIds: string[] = [];
   record.resources.forEach((r, i) => {
     const old = byUrl.get(r.url);
-    if (!old) return void buildResource(em, dataset, { ...r, urlType: 'link' }, i);
+    if (!old) return void buildResource(em, dataset, { ...r, ...distributionInput(r), urlType: 'link' }, i);
     byUrl.delete(r.url);
     const format = old.format ?? null;
     assignFields(RESOURCE_FIELDS, old, r);
+    applyDistributionMetadata(old, distributionInput(r), true);
     old.position = i;
     if (old.format !== format && old.extras.pipeline) reprocessIds.push(old.id);
   });
@@ -115,6 +118,9 @@ export async function writeRecord(
   removed.forEach((r) => em.remove(r));
   return finish('updated', dataset, { removedResourceIds: removed.map((r) => r.id), reprocessIds });
 }
+
+/** A mapped resource's metadata as a resource write takes it. */
+const distributionInput = (r: MappedResource) => ({ ...r.metadata, customExtras: r.customExtras });
 
 /**
  * The first free name from `base`, with a transaction-scoped advisory lock on the base name taken first:

@@ -1,9 +1,11 @@
 import type { Resource } from '../../entities/index.ts';
 import { fieldValues, type FieldInput } from '../datasets/field-table.ts';
+import { presentDistributionMetadata } from '../metadata/record-io.ts';
 import { RESOURCE_FIELDS } from './field-table.ts';
 
 /** What the record needs of a resource: an entity, or a plain row of the one-statement read (dates as ISO text). */
 export type ResourceFields = Pick<Resource, 'id' | 'url' | 'urlType' | 'size' | 'hash' | 'position' | 'extras'> &
+  Partial<Pick<Resource, 'metadata' | 'customExtras'>> &
   FieldInput<typeof RESOURCE_FIELDS> & {
     dataset: { id: string } | Resource['dataset'];
     createdAt: Date | string;
@@ -25,6 +27,7 @@ export function presentResource(r: ResourceFields) {
     format,
     mimetype,
     ...fields,
+    ...presentDistributionMetadata(r),
     size: r.size ?? null,
     hash: r.hash ?? null,
     position: r.position,

@@ -13,12 +13,13 @@ import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { sourceKey } from '../../storage/keys.ts';
 import { assignFields, storedValues, type FieldInput } from '../datasets/field-table.ts';
+import { applyDistributionMetadata, type DistributionMetadataInput } from '../metadata/record-io.ts';
 import { RESOURCE_FIELDS } from './field-table.ts';
 import { removeResourceFiles } from './file-removal.ts';
 import { loadReadableResource } from './access-query.ts';
 import { presentResource } from './present.ts';
 
-export interface ResourceInput extends FieldInput<typeof RESOURCE_FIELDS> {
+export interface ResourceInput extends FieldInput<typeof RESOURCE_FIELDS>, DistributionMetadataInput {
   url?: string | null;
   urlType: UrlType;
 }
@@ -35,14 +36,18 @@ export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldErr
 
 /** Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. */
 export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number) {
-  return em.create(Resource, {
+  const resource = em.create(Resource, {
     dataset,
     ...storedValues(RESOURCE_FIELDS, input),
     url: input.url ?? null,
     urlType: input.urlType,
     position,
     extras: {},
+    metadata: {},
+    customExtras: [],
   });
+  applyDistributionMetadata(resource, input, true);
+  return resource;
 }
 
 export const duplicateUrl = (path = 'url') =>
@@ -106,6 +111,7 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   await assertNotHarvested(ctx, dataset);
   const before = { url: resource.url ?? null, urlType: resource.urlType, format: resource.format ?? null };
   assignFields(RESOURCE_FIELDS, resource, input);
+  applyDistributionMetadata(resource, input, true);
   if (input.urlType === 'link' || resource.urlType === 'link') resource.url = input.url ?? null;
   resource.urlType = input.urlType;
   await flushResources(ctx);

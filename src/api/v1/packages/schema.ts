@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { DATASET_FIELDS } from '../../../domain/datasets/field-table.ts';
 import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
+import { DATASET_RECORD, recordInputShape, recordOutputShape } from '../../../domain/metadata/dataset-record.ts';
+import { DISTRIBUTION_RECORD } from '../../../domain/metadata/distribution-record.ts';
+import { extras } from '../../../domain/metadata/extras.ts';
 import { RESOURCE_FIELDS } from '../../../domain/resources/field-table.ts';
 import { filterValue, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 import { fieldInput, inputShape, outputShape, schemaOrgShape } from './field-schemas.ts';
@@ -16,7 +19,23 @@ const tag = z
 const capped = <T extends z.ZodType>(item: T, max: number, what: string) =>
   z.array(item).max(max, { error: (issue) => tooMany((issue.input as unknown[]).length, what, max) });
 
-const resourceFields = inputShape(RESOURCE_FIELDS);
+const resourceFields = {
+  ...inputShape(RESOURCE_FIELDS),
+  ...recordInputShape(DISTRIBUTION_RECORD),
+  customExtras: extras.nullish().describe('Free key/value pairs, kept in order (CKAN’s resource extras); `extras` is the system’s'),
+};
+
+/** A dataset's metadata record beyond the spec's fields (src/domain/metadata/), its extras and its profile fields. */
+const metadataInput = {
+  ...recordInputShape(DATASET_RECORD),
+  extras: extras.nullish().describe('Free key/value pairs, kept byte for byte and in order (CKAN’s extras)'),
+  customFields: z.record(z.string(), z.unknown()).nullish().describe('Values of the fields the metadata profiles define'),
+};
+const metadataOutput = {
+  ...recordOutputShape(DATASET_RECORD),
+  extras: z.array(z.object({ key: z.string(), value: z.string() })),
+  customFields: z.record(z.string(), z.unknown()),
+};
 
 /**
  * A link (the default `urlType`) needs its `url`; an upload has none until the service sets it to its
@@ -52,6 +71,7 @@ export const DatasetFields = z.strictObject({
   notes,
   ownerOrg: z.string().min(1).max(200).nullish().describe('Organization id or name'),
   ...laterFields,
+  ...metadataInput,
   tags: capped(tag, L.tags, 'tags').nullish().describe(`Tag names (at most ${L.tags}); created on first use`),
   groups: capped(z.string().min(1).max(200), L.groups, 'groups').nullish().describe('Category names or ids'),
 });
@@ -80,6 +100,8 @@ export const ResourceRecord = z
     format,
     mimetype,
     ...laterResourceFields,
+    ...recordOutputShape(DISTRIBUTION_RECORD),
+    customExtras: z.array(z.object({ key: z.string(), value: z.string() })),
     size: z.number().int().nullable(),
     hash: z.string().nullable(),
     position: z.number().int(),
@@ -103,6 +125,7 @@ export const DatasetRecord = z
     tags: z.array(z.string()),
     groups: z.array(GroupRef),
     ...laterOutputs,
+    ...metadataOutput,
     creatorUserId: z.uuid().nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
