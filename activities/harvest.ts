@@ -54,6 +54,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         const reader = sourceReader(source.type, source.url, {
           pageSize: pageSize ?? undefined,
           allowPrivateNetworks: sourceHostOnly(source.url),
+          filters: source.filters,
+          defaults: source.defaults,
         });
         try {
           checkRunCaps(source, row, pageNo);

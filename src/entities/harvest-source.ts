@@ -32,6 +32,12 @@ export const HarvestSource = defineEntity({
      */
     maxPages: p.integer().default(10_000),
     maxRunMinutes: p.integer().default(24 * 60),
+    /**
+     * DCAT-US sources, as ckanext-datajson configures them: datasets whose field equals one of the values
+     * are left out (`{"accessLevel": ["non-public"]}`); empty fields take the defaults (src/domain/harvest/source-filters.ts).
+     */
+    filters: p.json<Record<string, Array<string | number | boolean>>>().default('{}'),
+    defaults: p.json<Record<string, unknown>>().default('{}'),
   },
 });
 export type HarvestSource = InferEntity<typeof HarvestSource>;

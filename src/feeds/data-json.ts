@@ -1,15 +1,27 @@
-import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
-import { licenseFor } from '../domain/licenses.ts';
-import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
-import { datasetIri, type CatalogSite } from './dcat-graph.ts';
-import { plainFields } from './field-mappings.ts';
-import { fileTypeOf } from './file-types.ts';
-import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { Extra } from '../domain/metadata/extras.ts';
+import {
+  DATASET_KEYS,
+  DISTRIBUTION_KEYS,
+  extraField,
+  readDatasetField,
+  readDistributionField,
+  type Raw,
+} from '../harvest/readers/dcat-us-fields.ts';
+import { typedDataset, typedDistribution, type DataJsonResource, type DataJsonSource } from './data-json-dataset.ts';
+import type { CatalogSite } from './dcat-graph.ts';
+import type { FeedDataset } from './public-datasets.ts';
 
 /**
  * DCAT-US 1.1 (Project Open Data's `data.json`), the catalog data.gov harvests: every public dataset in
- * one document. `identifier` is the dataset's DCAT IRI (stable and unique, as harvesters key on it);
- * federal-only fields (`bureauCode`, `programCode`) are left out.
+ * one document, with everything its record holds (data-json-dataset.ts). `identifier` is the source's
+ * for a harvested dataset, else the dataset's DCAT IRI (stable and unique, as harvesters key on it).
+ *
+ * An extra under a DCAT-US field's name is the source's own text of that field, kept by the harvest
+ * (src/harvest/readers/dcat-us-record.ts): one the typed record has no place for comes back as the source
+ * wrote it, and one whose typed value would come back otherwise (keywords in another order, a license URL
+ * spelled another way) comes back as written for as long as it still says what the record says. Once the
+ * record is edited, the edit wins.
  */
 export const DCAT_US_CATALOG = {
   '@context': 'https://project-open-data.cio.gov/v1.1/schema/catalog.jsonld',
@@ -18,46 +30,71 @@ export const DCAT_US_CATALOG = {
   describedBy: 'https://project-open-data.cio.gov/v1.1/schema/catalog.json',
 } as const;
 
-function distribution(resource: ResourceRecord) {
-  const type = fileTypeOf(resource);
-  const url = resource.url;
-  return {
-    '@type': 'dcat:Distribution',
-    ...plainFields(RESOURCE_FIELDS, resource, 'dataJson'),
-    // A file we hold is a download (which DCAT-US pairs with its mediaType); a link may be a page or an API.
-    ...(url && resource.urlType === 'upload' && type.mediaType ? { downloadURL: url, mediaType: type.mediaType } : {}),
-    ...(url && !(resource.urlType === 'upload' && type.mediaType) ? { accessURL: url } : {}),
-    ...(type.mediaType && !(resource.urlType === 'upload' && url) ? { mediaType: type.mediaType } : {}),
-    ...(type.format ? { format: type.format } : {}),
-  };
+const isEmpty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+
+/** Tags compare as a set of lower-case names (the record sorts them); every other value as it is. */
+function agrees(partial: Record<string, unknown>, current: object): boolean {
+  const held = current as Record<string, unknown>;
+  return Object.entries(partial).every(([key, value]) => {
+    // Derived from contactPoint on harvest; contactPoint itself is what is compared.
+    if (key === 'maintainer' || key === 'maintainerEmail') return true;
+    if (key === 'tags') {
+      const names = (v: unknown) => [...new Set((v as string[]).map((t) => t.toLowerCase()))].sort();
+      return isDeepStrictEqual(names(value), names(held.tags ?? []));
+    }
+    if (isEmpty(value) && isEmpty(held[key])) return true;
+    return isDeepStrictEqual(JSON.parse(JSON.stringify(value)), JSON.parse(JSON.stringify(held[key] ?? null)));
+  });
+}
+
+/** `typed` with the kept source text of each DCAT-US field that the record leaves empty or still agrees with. */
+function withKeptFields(
+  typed: Record<string, unknown>,
+  extras: Extra[],
+  keys: Set<string>,
+  read: (key: string, d: Raw) => object | null,
+  current: object,
+): Record<string, unknown> {
+  const out = { ...typed };
+  for (const { key, value } of extras) {
+    if (!keys.has(key)) continue;
+    const kept = extraField(key, value);
+    if (out[key] === undefined) {
+      out[key] = kept;
+      continue;
+    }
+    const partial = read(key, { ...out, [key]: kept });
+    if (partial && agrees(partial as Record<string, unknown>, current)) out[key] = kept;
+  }
+  return out;
+}
+
+function distribution(resource: DataJsonResource) {
+  return withKeptFields(typedDistribution(resource), resource.customExtras, DISTRIBUTION_KEYS, readDistributionField, resource);
+}
+
+const hasLink = (d: unknown) => Boolean(d && typeof d === 'object' && ((d as Raw).downloadURL || (d as Raw).accessURL));
+
+/**
+ * The distributions: one per resource, in order; distributions the source listed without any link (no
+ * resource holds them) are kept as it wrote them, at their places among the others.
+ */
+function distributions(kept: unknown, resources: DataJsonResource[]) {
+  const written = resources.map(distribution);
+  if (!Array.isArray(kept)) return written;
+  const merged: unknown[] = [];
+  for (const entry of kept) {
+    if (!hasLink(entry)) merged.push(entry);
+    else if (written.length) merged.push(written.shift());
+  }
+  return [...merged, ...written];
 }
 
 export function dataJsonDataset(site: CatalogSite, dataset: FeedDataset) {
-  const title = dataset.title?.trim() || dataset.name;
-  const publisher = dataset.organization?.title || dataset.organization?.name || site.siteName;
-  const contactName = dataset.maintainer ?? dataset.author ?? publisher;
-  const contactEmail = dataset.maintainerEmail ?? dataset.authorEmail;
-  const license = licenseFor(dataset.licenseId);
-  return {
-    '@type': 'dcat:Dataset',
-    title,
-    description: dataset.notes?.trim() || title,
-    // DCAT-US requires at least one keyword: a dataset without tags is filed under its publisher.
-    keyword: dataset.tags.length ? dataset.tags : [publisher],
-    modified: dataset.updatedAt,
-    issued: dataset.publishedAt ?? dataset.createdAt,
-    publisher: { '@type': 'org:Organization', name: publisher },
-    contactPoint: {
-      '@type': 'vcard:Contact',
-      fn: contactName,
-      ...(contactEmail ? { hasEmail: `mailto:${contactEmail}` } : {}),
-    },
-    identifier: datasetIri(site, dataset.id),
-    accessLevel: 'public',
-    ...(license?.url ? { license: license.url } : {}),
-    ...plainFields(DATASET_FIELDS, dataset, 'dataJson'),
-    distribution: dataset.resources.map(distribution),
-  };
+  const source = dataset as unknown as DataJsonSource;
+  const out = withKeptFields(typedDataset(site, source), source.extras, DATASET_KEYS, readDatasetField, source);
+  out.distribution = distributions(out.distribution, source.resources);
+  return out;
 }
 
 export async function dataJson(site: CatalogSite, datasets: AsyncIterable<FeedDataset>) {

@@ -78,8 +78,8 @@ test('the four real data.json catalogs map completely: every dataset a record or
     t.log(`${file}: ${datasets.length} datasets, ${records.length} records, ${refused.length} refused, ${pages} pages`);
   }
   for (const [reason, count] of reasons) t.log(`refused ${count}× — ${reason}`);
-  // gsa.json marks 33 datasets non-public; the other files mark none, and no dataset lacks an identifier or title.
-  t.deepEqual([...reasons], [['non-public record (accessLevel non-public)', 33]]);
+  // Every access level is imported (gsa.json marks 33 datasets non-public), and no dataset lacks an identifier or title.
+  t.deepEqual([...reasons], []);
 });
 
 test('DCAT-US fields map onto the record: identifier, title, keyword, contactPoint, license, landingPage, distribution', async (t) => {
@@ -108,7 +108,7 @@ test('DCAT-US fields map onto the record: identifier, title, keyword, contactPoi
   t.true([...records.values()].some((r) => r.licenseId === 'notspecified'));
 });
 
-test('gsa.json: CC0 URLs become cc-zero, restricted public becomes private, formats and titles come along', async (t) => {
+test('gsa.json: CC0 URLs become cc-zero, every access level is public metadata with its level shown, formats and titles come along', async (t) => {
   const { items } = await readAll(`${server.url}/gsa.json`);
   const datasets = raw('gsa.json');
   const byId = new Map(items.map((i) => [i.kind === 'record' ? i.record.remoteId : i.remoteId, i]));
@@ -116,14 +116,11 @@ test('gsa.json: CC0 URLs become cc-zero, restricted public becomes private, form
   const cc0Record = (byId.get(cc0.identifier) as { record: HarvestRecord }).record;
   t.is(cc0Record.licenseId, 'cc-zero');
   const restricted = datasets.find((d) => d.accessLevel === 'restricted public')!;
-  t.like(byId.get(restricted.identifier), { kind: 'record', record: { private: true } });
+  t.like(byId.get(restricted.identifier), { kind: 'record', record: { private: false, metadata: { accessLevel: 'restricted public' } } });
   const nonPublic = datasets.find((d) => d.accessLevel === 'non-public')!;
-  t.deepEqual(byId.get(nonPublic.identifier), {
-    kind: 'refused',
-    remoteId: nonPublic.identifier,
-    title: nonPublic.title,
-    reason: 'non-public record (accessLevel non-public)',
-    withdrawn: true,
+  t.like(byId.get(nonPublic.identifier), {
+    kind: 'record',
+    record: { remoteId: nonPublic.identifier, title: nonPublic.title.trim(), private: false, metadata: { accessLevel: 'non-public' } },
   });
   const withFormat = datasets.find((d) => d.accessLevel === 'public' && d.distribution?.some((x: Raw) => x.format && x.title))!;
   const dist = withFormat.distribution.find((x: Raw) => x.format && x.title);
@@ -138,7 +135,7 @@ test('gsa.json: CC0 URLs become cc-zero, restricted public becomes private, form
   t.is((byId.get(mit.identifier) as { record: HarvestRecord }).record.licenseId, 'https://opensource.org/licenses/MIT-0');
 });
 
-test('a dataset without identifier or title, a repeated identifier and an unknown accessLevel are refused, each with its reason', (t) => {
+test('a dataset without identifier or title and a repeated identifier are refused, each with its reason; an unknown accessLevel is kept as written', (t) => {
   const firstAt = new Map([['dup', 0]]);
   t.like(dcatUsItem({ title: 'No id' }, 4), { kind: 'refused', remoteId: 'dataset[4]', title: 'No id', reason: 'no identifier' });
   t.like(dcatUsItem({ identifier: '  ', title: 'Blank id' }, 5), { kind: 'refused', reason: 'no identifier' });
@@ -149,8 +146,8 @@ test('a dataset without identifier or title, a repeated identifier and an unknow
     reason: 'the identifier is repeated (first used by dataset[0])',
   });
   t.like(dcatUsItem({ identifier: 'y', title: 'Y', accessLevel: 'secret' }, 8), {
-    kind: 'refused',
-    reason: 'unknown accessLevel "secret"',
+    kind: 'record',
+    record: { private: false, metadata: { identifier: 'y' }, extras: [{ key: 'accessLevel', value: 'secret' }] },
   });
   t.like(dcatUsItem('text', 9), { kind: 'refused', remoteId: 'dataset[9]', reason: 'not a JSON object' });
   // Keywords as one comma-separated string (DCAT-US 1.0), cleaned and deduplicated case-insensitively.
@@ -198,3 +195,114 @@ test.serial(
     t.is(again.next?.offset, 2);
   },
 );
+
+test('filters leave out the datasets whose field equals one of their values; defaults fill the empty fields', (t) => {
+  const config = {
+    filters: { accessLevel: ['non-public'], bureauCode: ['009:10'] },
+    defaults: { programCode: ['000:000'], language: ['en-US'] },
+  };
+  t.is(dcatUsItem({ identifier: 'a', title: 'A', accessLevel: 'Non-Public ' }, 0, undefined, config), null, 'matched trimmed, in any case');
+  t.is(dcatUsItem({ identifier: 'b', title: 'B', bureauCode: ['023:00', '009:10'] }, 1, undefined, config), null, 'a list by any item');
+  t.like(dcatUsItem({ identifier: 'c', title: 'C', accessLevel: 'public', programCode: [], language: ['es'] }, 2, undefined, config), {
+    kind: 'record',
+    record: { metadata: { accessLevel: 'public', programCode: ['000:000'], language: ['es'] } },
+  });
+});
+
+test('every DCAT-US 1.1 field lands in its typed place, and what has none is kept under its own name', (t) => {
+  const item = dcatUsItem(
+    {
+      '@type': 'dcat:Dataset',
+      identifier: 'full-1',
+      title: 'Full',
+      description: 'All of it',
+      keyword: ['b', 'a'],
+      modified: '2020-01',
+      issued: '2019-05-01',
+      publisher: { '@type': 'org:Organization', name: 'Office', subOrganizationOf: { '@type': 'org:Organization', name: 'Agency' } },
+      contactPoint: { '@type': 'vcard:Contact', fn: 'Jo', hasEmail: 'mailto:jo@example.gov' },
+      accessLevel: 'restricted public',
+      rights: 'Ask first',
+      license: 'https://creativecommons.org/publicdomain/zero/1.0',
+      landingPage: 'https://example.gov/full',
+      temporal: '2000-01-01/2010-12-31T00:00:00Z',
+      spatial: '-124.7,24.5,-66.9,49.4',
+      accrualPeriodicity: 'R/P1M',
+      language: ['en-US'],
+      theme: ['Health'],
+      conformsTo: 'https://example.gov/schema',
+      describedBy: 'https://example.gov/dictionary.csv',
+      describedByType: 'text/csv',
+      references: ['https://example.gov/guide'],
+      isPartOf: 'collection-1',
+      bureauCode: ['009:10'],
+      programCode: ['009:001'],
+      dataQuality: true,
+      primaryITInvestmentUII: '009-000000001',
+      systemOfRecords: 'https://example.gov/sorn',
+      agencyNote: { any: 'thing' },
+      distribution: [
+        {
+          '@type': 'dcat:Distribution',
+          title: 'CSV',
+          description: 'The file',
+          format: 'CSV',
+          mediaType: 'text/csv',
+          accessURL: 'https://example.gov/page',
+          downloadURL: 'https://example.gov/file.csv',
+          conformsTo: 'https://example.gov/schema',
+          describedBy: 'https://example.gov/dictionary.csv',
+          describedByType: 'text/csv',
+          extraKey: 'kept',
+        },
+      ],
+    },
+    0,
+  );
+  t.like(item, {
+    kind: 'record',
+    record: {
+      remoteId: 'full-1',
+      licenseId: 'cc-zero',
+      url: 'https://example.gov/full',
+      maintainer: 'Jo',
+      maintainerEmail: 'jo@example.gov',
+      metadata: {
+        identifier: 'full-1',
+        modified: '2020-01',
+        issued: '2019-05-01',
+        publisher: { name: 'Office', subOrganizationOf: { name: 'Agency' } },
+        contactPoint: [{ name: 'Jo', email: 'jo@example.gov' }],
+        accessLevel: 'restricted public',
+        temporal: [{ start: '2000-01-01', end: '2010-12-31T00:00:00Z' }],
+        spatial: [{ bbox: [-124.7, 24.5, -66.9, 49.4] }],
+        theme: [{ label: 'Health' }],
+        conformsTo: ['https://example.gov/schema'],
+        describedBy: { url: 'https://example.gov/dictionary.csv', type: 'text/csv' },
+        isPartOf: ['collection-1'],
+        bureauCode: ['009:10'],
+        programCode: ['009:001'],
+        dataQuality: true,
+        primaryITInvestmentUII: '009-000000001',
+      },
+    },
+  });
+  const record = (item as { record: HarvestRecord }).record;
+  // The unknown key as JSON; the license URL (spelled without its end slash) and keywords (sorted here) as written.
+  t.deepEqual(record.extras, [
+    { key: 'agencyNote', value: '{"any":"thing"}' },
+    { key: 'keyword', value: '["b","a"]' },
+    { key: 'license', value: 'https://creativecommons.org/publicdomain/zero/1.0' },
+  ]);
+  t.like(record.resources[0], {
+    url: 'https://example.gov/file.csv',
+    name: 'CSV',
+    mimetype: 'text/csv',
+    metadata: {
+      accessUrl: 'https://example.gov/page',
+      downloadUrl: 'https://example.gov/file.csv',
+      conformsTo: ['https://example.gov/schema'],
+    },
+    customExtras: [{ key: 'extraKey', value: 'kept' }],
+  });
+});

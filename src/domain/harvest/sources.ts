@@ -10,6 +10,7 @@ import type { HarvestSchedule, JobStart } from '../jobs/port.ts';
 import { page, type PageRequest } from '../pagination.ts';
 import { beginHarvestRun } from './run-lifecycle.ts';
 import { harvestRunCounts } from './runs.ts';
+import { sourceConfigErrors, type SourceDefaults, type SourceFilters } from './source-filters.ts';
 
 /**
  * Harvest sources (issue 18), sysadmin only: the records behind `/admin/harvest-sources`, their Temporal
@@ -27,6 +28,9 @@ export interface HarvestSourceInput {
   /** The run's caps: past them it stops, failed, saying so (src/domain/harvest/run-guards.ts). */
   maxPages?: number;
   maxRunMinutes?: number;
+  /** DCAT-US sources: datasets left out, and values for empty fields (src/domain/harvest/source-filters.ts). */
+  filters?: SourceFilters;
+  defaults?: SourceDefaults;
 }
 
 /** `daily` and `weekly` as cron expressions (UTC, at night). */
@@ -94,6 +98,7 @@ async function resolveFields(ctx: DomainContext, input: HarvestSourceInput) {
     const parsed = scheduleCron(input.schedule);
     if ('error' in parsed) errors.push({ path: 'schedule', message: parsed.error });
   }
+  errors.push(...sourceConfigErrors(input.type, input.filters ?? {}, input.defaults ?? {}));
   if (errors.length) throw validationFailed(errors);
   return { organization };
 }
@@ -134,6 +139,8 @@ export async function createHarvestSource(ctx: DomainContext, actor: Actor, inpu
     schedule: input.schedule ?? null,
     ...(input.maxPages !== undefined && { maxPages: input.maxPages }),
     ...(input.maxRunMinutes !== undefined && { maxRunMinutes: input.maxRunMinutes }),
+    filters: input.filters ?? {},
+    defaults: input.defaults ?? {},
   });
   await saveWithSchedule(ctx, source, { changed: source.schedule !== null, before: null });
   return presentHarvestSource(ctx, source);
@@ -152,6 +159,8 @@ export async function updateHarvestSource(ctx: DomainContext, actor: Actor, id: 
     schedule: input.schedule !== undefined ? input.schedule : (source.schedule ?? null),
     maxPages: input.maxPages ?? source.maxPages,
     maxRunMinutes: input.maxRunMinutes ?? source.maxRunMinutes,
+    filters: input.filters ?? source.filters,
+    defaults: input.defaults ?? source.defaults,
   };
   const { organization } = await resolveFields(ctx, merged);
   if (merged.name !== source.name && (await ctx.em.count(HarvestSource, { name: merged.name }))) throw nameTaken();
@@ -165,6 +174,8 @@ export async function updateHarvestSource(ctx: DomainContext, actor: Actor, id: 
     schedule: merged.schedule,
     maxPages: merged.maxPages,
     maxRunMinutes: merged.maxRunMinutes,
+    filters: merged.filters,
+    defaults: merged.defaults,
   });
   await saveWithSchedule(ctx, source, { changed: merged.schedule !== before, before });
   return presentHarvestSource(ctx, source);
@@ -291,6 +302,8 @@ export async function presentHarvestSource(ctx: DomainContext, source: HarvestSo
     schedule: source.schedule ?? null,
     maxPages: source.maxPages,
     maxRunMinutes: source.maxRunMinutes,
+    filters: source.filters,
+    defaults: source.defaults,
     createdAt: source.createdAt.toISOString(),
     updatedAt: source.updatedAt.toISOString(),
     lastRun: last ? await presentHarvestRun(ctx, last) : null,

@@ -2,18 +2,10 @@ import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import { createHash } from 'node:crypto';
 import { SourceInvalid } from '../../domain/harvest/errors.ts';
 import { documentJson, fetchSourceDocument } from '../fetch-document.ts';
-import { licenseIdOf } from '../licenses.ts';
-import { slugFrom } from '../../domain/harvest/names.ts';
-import type {
-  HarvestCursor,
-  HarvestItem,
-  HarvestPage,
-  HarvestResource,
-  ReadPageOptions,
-  SourceReader,
-} from '../../domain/harvest/record.ts';
-import { cleanTags } from '../tags.ts';
-import { byteCount, email, httpUrl, isoInstant, list, object, text } from '../values.ts';
+import type { HarvestCursor, HarvestItem, HarvestPage, ReadPageOptions, SourceReader } from '../../domain/harvest/record.ts';
+import { excludedBy, withDefaults, type SourceDefaults, type SourceFilters } from '../../domain/harvest/source-filters.ts';
+import { object, text } from '../values.ts';
+import { dcatUsRecord } from './dcat-us-record.ts';
 
 /**
  * A DCAT-US 1.1 (Project Open Data) `data.json`, read in slices of `pageSize` datasets; the cursor is
@@ -33,7 +25,12 @@ export const DATA_JSON_MAX_BYTES = 200 * 1024 * 1024;
 const CACHE_IDLE_MS = 10 * 60 * 1000;
 const CACHE_ENTRIES = 4;
 
-export interface DcatUsReaderOptions {
+export interface DcatUsSourceConfig {
+  filters?: SourceFilters;
+  defaults?: SourceDefaults;
+}
+
+export interface DcatUsReaderOptions extends DcatUsSourceConfig {
   pageSize?: number;
   allowPrivateNetworks: PrivateNetworks;
 }
@@ -60,7 +57,7 @@ export function dcatUsReader(url: string, opts: DcatUsReaderOptions): SourceRead
         offset = 0;
       }
       const slice = catalog.datasets.slice(offset, offset + pageSize);
-      const items = slice.map((value, i) => dcatUsItem(value, offset + i, catalog.firstAt));
+      const items = slice.flatMap((value, i) => dcatUsItem(value, offset + i, catalog.firstAt, opts) ?? []);
       const end = offset + slice.length;
       return { items, next: end < catalog.datasets.length ? { offset: end, digest: catalog.digest } : null };
     },
@@ -113,13 +110,21 @@ async function fetchCatalog(url: string, opts: { timeoutMs: number; allowPrivate
 const positionId = (index: number) => `dataset[${index}]`;
 
 /**
- * One DCAT-US dataset as a harvest item. Refused: no identifier, no title, a repeated identifier,
- * `accessLevel: non-public` (the record says it must not be published) or an accessLevel DCAT-US does not
- * define. `restricted public` is kept private to the receiving organization.
+ * One DCAT-US dataset as a harvest item, or null when the source's `filters` leave it out. Refused: no
+ * identifier, no title, a repeated identifier. Every access level is imported as public metadata with
+ * its level shown (as data.gov's harvester does): the level describes access to the data, and the agency
+ * published the metadata in a public file; an operator who wants less sets a filter.
  */
-export function dcatUsItem(value: unknown, index: number, firstAt?: Map<string, number>): HarvestItem {
-  const d = object(value);
-  if (!d) return { kind: 'refused', remoteId: positionId(index), title: null, reason: 'not a JSON object' };
+export function dcatUsItem(
+  value: unknown,
+  index: number,
+  firstAt?: Map<string, number>,
+  config: DcatUsSourceConfig = {},
+): HarvestItem | null {
+  const given = object(value);
+  if (!given) return { kind: 'refused', remoteId: positionId(index), title: null, reason: 'not a JSON object' };
+  if (config.filters && excludedBy(given, config.filters)) return null;
+  const d = config.defaults ? withDefaults(given, config.defaults) : given;
   const identifier = text(d.identifier);
   const title = text(d.title);
   if (!identifier) return { kind: 'refused', remoteId: positionId(index), title, reason: 'no identifier' };
@@ -133,56 +138,5 @@ export function dcatUsItem(value: unknown, index: number, firstAt?: Map<string, 
     };
   }
   if (!title) return { kind: 'refused', remoteId: identifier, title: null, reason: 'no title' };
-  const accessLevel = text(d.accessLevel)?.toLowerCase() ?? 'public';
-  if (accessLevel === 'non-public') {
-    return { kind: 'refused', remoteId: identifier, title, reason: 'non-public record (accessLevel non-public)', withdrawn: true };
-  }
-  if (accessLevel !== 'public' && accessLevel !== 'restricted public') {
-    return { kind: 'refused', remoteId: identifier, title, reason: `unknown accessLevel "${text(d.accessLevel)}"` };
-  }
-  const publisher = text(object(d.publisher)?.name);
-  const contact = object(d.contactPoint);
-  const landingPage = text(d.landingPage);
-  return {
-    kind: 'record',
-    record: {
-      remoteId: identifier,
-      remoteUrl: httpUrl(identifier) ?? httpUrl(landingPage),
-      name: null,
-      title,
-      notes: text(d.description),
-      tags: cleanTags(typeof d.keyword === 'string' ? d.keyword.split(',') : list(d.keyword)),
-      licenseId: licenseIdOf(text(d.license)),
-      // Informational: a DCAT-US source's datasets go to the source's organization.
-      organization: publisher ? { name: slugFrom(publisher) || publisher, title: publisher, description: null } : null,
-      groups: [],
-      private: accessLevel === 'restricted public',
-      author: null,
-      authorEmail: null,
-      maintainer: text(contact?.fn),
-      maintainerEmail: email(contact?.hasEmail),
-      version: null,
-      url: landingPage,
-      modified: isoInstant(d.modified),
-      resources: list(d.distribution).flatMap((value) => {
-        const resource = dcatUsDistribution(value);
-        return resource ? [resource] : [];
-      }),
-    },
-  };
-}
-
-/** A distribution with a downloadURL or an accessURL; one with neither has nothing to link to. */
-function dcatUsDistribution(value: unknown): HarvestResource | null {
-  const dist = object(value);
-  const url = text(dist?.downloadURL) ?? text(dist?.accessURL);
-  if (!dist || !url) return null;
-  return {
-    url,
-    name: text(dist.title),
-    description: text(dist.description),
-    format: text(dist.format),
-    mimetype: text(dist.mediaType),
-    size: byteCount(dist.byteSize),
-  };
+  return { kind: 'record', record: dcatUsRecord(d, identifier, title) };
 }

@@ -1,6 +1,7 @@
 import type { PrivateNetworks } from '../../net/safe-fetch.ts';
 import type { HarvestSourceType } from '../../entities/harvest-source.ts';
 import type { SourceReader } from '../../domain/harvest/record.ts';
+import type { SourceDefaults, SourceFilters } from '../../domain/harvest/source-filters.ts';
 import { ckanReader } from './ckan.ts';
 import { dcatApReader } from './dcat-ap.ts';
 import { dcatUsReader } from './dcat-us.ts';
@@ -13,6 +14,9 @@ export interface SourceReaderOptions {
    * safeFetch whatever this says). The workflow passes sourceHostOnly(url): see there.
    */
   allowPrivateNetworks: PrivateNetworks;
+  /** DCAT-US sources: the source's filters and defaults (src/domain/harvest/source-filters.ts). */
+  filters?: SourceFilters;
+  defaults?: SourceDefaults;
 }
 
 /** The reader for a harvest source: its type and URL (a CKAN site root, a data.json, a DCAT-AP catalog). */
@@ -21,7 +25,12 @@ export function sourceReader(type: HarvestSourceType, url: string, opts: SourceR
     case 'ckan':
       return ckanReader(url, { rows: opts.pageSize, allowPrivateNetworks: opts.allowPrivateNetworks });
     case 'dcat-us':
-      return dcatUsReader(url, { pageSize: opts.pageSize, allowPrivateNetworks: opts.allowPrivateNetworks });
+      return dcatUsReader(url, {
+        pageSize: opts.pageSize,
+        allowPrivateNetworks: opts.allowPrivateNetworks,
+        filters: opts.filters,
+        defaults: opts.defaults,
+      });
     case 'dcat-ap':
       return dcatApReader(url, { allowPrivateNetworks: opts.allowPrivateNetworks });
   }

@@ -8,6 +8,7 @@ import {
   runHarvestSource,
   updateHarvestSource,
 } from '../../../../domain/harvest/sources.ts';
+import { sourceDefaults, sourceFilters } from '../../../../domain/harvest/source-filters.ts';
 import { HARVEST_SOURCE_TYPES } from '../../../../entities/index.ts';
 import { defineRoute } from '../../../../http/route.ts';
 import { Accepted, flag, listOf, paging } from '../../../../http/schemas.ts';
@@ -47,6 +48,8 @@ const HarvestSourceRecord = z
     schedule: z.string().nullable(),
     maxPages: z.number().int(),
     maxRunMinutes: z.number().int(),
+    filters: sourceFilters,
+    defaults: sourceDefaults,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     lastRun: HarvestRunRecord.nullable(),
@@ -81,6 +84,8 @@ const fields = {
     .min(1)
     .max(7 * 24 * 60)
     .describe('A run stops, failed and saying why, after this many minutes (default 1,440: a day)'),
+  filters: sourceFilters,
+  defaults: sourceDefaults,
 };
 
 export const adminHarvestSourceRoutes = [
@@ -105,6 +110,8 @@ export const adminHarvestSourceRoutes = [
       schedule: fields.schedule.optional(),
       maxPages: fields.maxPages.optional(),
       maxRunMinutes: fields.maxRunMinutes.optional(),
+      filters: fields.filters.optional(),
+      defaults: fields.defaults.optional(),
     }),
     response: HarvestSourceRecord,
     handle: ({ domain, actor, body }) => createHarvestSource(domain, actor, body),
@@ -157,6 +164,8 @@ export const adminHarvestSourceRoutes = [
       schedule: fields.schedule.optional(),
       maxPages: fields.maxPages.optional(),
       maxRunMinutes: fields.maxRunMinutes.optional(),
+      filters: fields.filters.optional(),
+      defaults: fields.defaults.optional(),
     }),
     response: HarvestSourceRecord,
     handle: ({ domain, actor, params, body }) => updateHarvestSource(domain, actor, params.id, body),

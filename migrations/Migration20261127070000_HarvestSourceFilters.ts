@@ -1,0 +1,14 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** A DCAT-US harvest source's `filters` and `defaults` (ckanext-datajson's configuration; issue 28). */
+export class Migration20261127070000_HarvestSourceFilters extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `alter table "harvest_sources" add column "filters" jsonb not null default '{}', add column "defaults" jsonb not null default '{}';`,
+    );
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`alter table "harvest_sources" drop column "filters", drop column "defaults";`);
+  }
+}
