@@ -1,24 +1,18 @@
-import { DataFactory, type BlankNode, type NamedNode, type Quad } from 'n3';
+import { DataFactory, type NamedNode, type Quad } from 'n3';
 import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
-import { licenseFor } from '../domain/licenses.ts';
-import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
-import { dcatProperties, type DcatProperty } from './field-mappings.ts';
-import { fileTypeOf } from './file-types.ts';
-import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
-import { dcat, dct, foaf, hydra, rdf, rdfs, spdx, vcard, xsd } from './vocabulary.ts';
+import { catalogIri, datasetIri, Graph, httpIri, isSiteIri, type CatalogSite } from './dcat-document.ts';
+import { addDistribution, addFields, addLicense, addRawProperties } from './dcat-distribution.ts';
+import { mailto } from './dcat-record-nodes.ts';
+import { rawProperties } from './dcat-raw-triples.ts';
+import { DATASET_WRITERS, writeRecord } from './dcat-record-writer.ts';
+import { adms, skos } from './dcat-terms.ts';
+import { dcatProperties } from './field-mappings.ts';
+import type { FeedDataset } from './public-datasets.ts';
+import { dcat, dct, foaf, hydra, rdf, vcard, xsd } from './vocabulary.ts';
 
-const { namedNode, blankNode, literal, quad } = DataFactory;
+export { catalogIri, datasetIri, distributionIri, type CatalogSite } from './dcat-document.ts';
 
-const adms = (local: string) => namedNode(`http://www.w3.org/ns/adms#${local}`);
-const skos = (local: string) => namedNode(`http://www.w3.org/2004/02/skos/core#${local}`);
-
-type Subject = NamedNode | BlankNode;
-
-/** Where the catalog lives and what it is called: PUBLIC_URL and the site name. */
-export interface CatalogSite {
-  publicUrl: string;
-  siteName: string;
-}
+const { namedNode, blankNode, literal } = DataFactory;
 
 /** The page of the catalog a document holds, and how to name any other page (Hydra links). */
 export interface CatalogView {
@@ -28,146 +22,19 @@ export interface CatalogView {
   pageUrl(page: number): string;
 }
 
-export const catalogIri = (site: CatalogSite) => `${site.publicUrl}/catalog`;
-export const datasetIri = (site: CatalogSite, datasetId: string) => `${site.publicUrl}/dataset/${datasetId}`;
-export const distributionIri = (site: CatalogSite, datasetId: string, resourceId: string) =>
-  `${datasetIri(site, datasetId)}/resource/${resourceId}`;
-
-/** The EU access-rights authority's "public": what every dataset in a feed is. */
+/** The EU access-rights authority's "public": what every dataset in a feed is, unless its record says otherwise. */
 const PUBLIC_ACCESS = 'http://publications.europa.eu/resource/authority/access-right/PUBLIC';
-const SHA256 = 'http://spdx.org/rdf/terms#checksumAlgorithm_sha256';
 
-/** What Turtle's IRIREF and RDF/XML parsers refuse in an IRI, and WHATWG URL serialization leaves raw in a query. */
-const NOT_IN_IRIREF = /[{}|\\^`]/g;
-
-/**
- * An http(s) URL as an IRI, else null: normalised by `new URL` (which percent-encodes spaces, quotes and
- * angle brackets), then the few characters it leaves raw in a query percent-encoded too, so that strict
- * parsers (Jena-based harvesters) accept the document.
- */
-function httpIri(url: string | null | undefined): NamedNode | null {
-  if (!url || !URL.canParse(url)) return null;
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  return namedNode(parsed.href.replace(NOT_IN_IRIREF, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
-}
-
-/**
- * An IRI this site describes itself (the catalog, a dataset or distribution, an organization): only the
- * site's own code says things about it. Other pages of the site stay a dataset's to link.
- */
-const isSiteIri = (site: CatalogSite, iri: NamedNode) =>
-  ['/catalog', '/dataset/', '/organization/'].some((path) => iri.value.startsWith(`${site.publicUrl}${path}`));
-
-const mailto = (email: string) => namedNode(new URL(`mailto:${email}`).href);
 const dateTime = (iso: string) => literal(iso, xsd('dateTime'));
-
-/** Triples each once (the same organization or license serves many datasets), grouped by subject in the order met. */
-class Graph {
-  private readonly bySubject = new Map<string, Quad[]>();
-  private readonly seen = new Set<string>();
-
-  get quads(): Quad[] {
-    return [...this.bySubject.values()].flat();
-  }
-
-  add(subject: Subject, predicate: NamedNode, object: Quad['object']) {
-    const key = `${subject.termType}${subject.value} ${predicate.value} ${object.termType}${object.id}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    const subjectKey = `${subject.termType}${subject.value}`;
-    const quads = this.bySubject.get(subjectKey) ?? [];
-    quads.push(quad(subject, predicate, object));
-    this.bySubject.set(subjectKey, quads);
-  }
-
-  text(subject: Subject, predicate: NamedNode, value: string | null | undefined) {
-    if (value?.trim()) this.add(subject, predicate, literal(value));
-  }
-}
-
-/** DCAT-AP 3's dct:license: the license document's own IRI when the table has one, else a described node. */
-function addLicense(graph: Graph, licenseId: string | null): Subject | null {
-  const license = licenseFor(licenseId);
-  if (!license || license.id === 'notspecified') return null;
-  const node = httpIri(license.url) ?? blankNode(`license-${license.id.replace(/[^A-Za-z0-9_-]/g, '_')}`);
-  graph.add(node, rdf('type'), dct('LicenseDocument'));
-  graph.text(node, dct('title'), license.title);
-  graph.add(node, dct('identifier'), literal(license.id));
-  return node;
-}
-
 const DATASET_PROPERTIES = dcatProperties(DATASET_FIELDS);
-const DISTRIBUTION_PROPERTIES = dcatProperties(RESOURCE_FIELDS);
-
-/** The fields that are one value of one property: a literal, or an http(s) IRI (anything else left out). */
-function addFields(graph: Graph, node: Subject, properties: DcatProperty[], source: object) {
-  for (const { field, property, iri } of properties) {
-    const value = (source as Record<string, unknown>)[field];
-    if (typeof value !== 'string') continue;
-    if (!iri) graph.text(node, property, value);
-    else {
-      const target = httpIri(value);
-      if (target) graph.add(node, property, target);
-    }
-  }
-}
-
-function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, resource: ResourceRecord, license: Subject | null) {
-  const node = namedNode(distributionIri(site, dataset.id, resource.id));
-  const type = fileTypeOf(resource);
-  graph.add(node, rdf('type'), dcat('Distribution'));
-  graph.text(node, dct('title'), resource.name ?? type.format ?? resource.id);
-  addFields(graph, node, DISTRIBUTION_PROPERTIES, resource);
-  // An upload's URL is the service's download link; a link is where the publisher points, maybe a page.
-  // A resource whose bytes never arrived has no URL yet: its record in the API is where to access it.
-  const url = httpIri(resource.url);
-  const access = url ?? namedNode(`${site.publicUrl}/api/v1/resources/${resource.id}`);
-  graph.add(node, dcat('accessURL'), access);
-  graph.add(access, rdf('type'), rdfs('Resource'));
-  if (url && resource.urlType === 'upload') graph.add(node, dcat('downloadURL'), url);
-  if (type.formatIri) {
-    graph.add(node, dct('format'), namedNode(type.formatIri));
-    graph.add(namedNode(type.formatIri), rdf('type'), dct('MediaTypeOrExtent'));
-  } else if (type.format) {
-    const format = blankNode(`format-${dataset.id}-${resource.id}`);
-    graph.add(node, dct('format'), format);
-    graph.add(format, rdf('type'), dct('MediaTypeOrExtent'));
-    graph.text(format, rdfs('label'), type.format);
-  }
-  if (type.mediaTypeIri) {
-    graph.add(node, dcat('mediaType'), namedNode(type.mediaTypeIri));
-    graph.add(namedNode(type.mediaTypeIri), rdf('type'), dct('MediaType'));
-  }
-  if (resource.size !== null) graph.add(node, dcat('byteSize'), literal(String(resource.size), xsd('nonNegativeInteger')));
-  if (resource.hash && /^[0-9a-f]{64}$/i.test(resource.hash)) {
-    const checksum = blankNode(`checksum-${resource.id}`);
-    graph.add(node, spdx('checksum'), checksum);
-    graph.add(checksum, rdf('type'), spdx('Checksum'));
-    graph.add(checksum, spdx('algorithm'), namedNode(SHA256));
-    graph.add(namedNode(SHA256), rdf('type'), spdx('ChecksumAlgorithm'));
-    graph.add(checksum, spdx('checksumValue'), literal(resource.hash.toLowerCase(), xsd('hexBinary')));
-  }
-  if (license) graph.add(node, dct('license'), license);
-  graph.add(node, dct('issued'), dateTime(resource.createdAt));
-  graph.add(node, dct('modified'), dateTime(resource.updatedAt));
-  return node;
-}
 
 /**
  * A harvested dataset's origin: its id at the source as `adms:identifier`, and the record it was made
  * from as `dct:source` (a dcat:Dataset, titled like this one, as DCAT-AP's shapes want of its range).
  */
-function addProvenance(
-  graph: Graph,
-  site: CatalogSite,
-  node: NamedNode,
-  datasetId: string,
-  harvest: NonNullable<FeedDataset['harvest']>,
-  title: string,
-  description: string,
-) {
-  const identifier = blankNode(`remote-id-${datasetId}`);
+function addProvenance(graph: Graph, site: CatalogSite, node: NamedNode, dataset: FeedDataset, title: string, description: string) {
+  const harvest = dataset.harvest!;
+  const identifier = blankNode(`remote-id-${dataset.id}`);
   graph.add(node, adms('identifier'), identifier);
   graph.add(identifier, rdf('type'), adms('Identifier'));
   graph.add(identifier, skos('notation'), literal(harvest.remoteId));
@@ -181,37 +48,16 @@ function addProvenance(
   graph.text(source, dct('description'), description);
 }
 
-function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): NamedNode {
-  const node = namedNode(datasetIri(site, dataset.id));
-  const title = dataset.title?.trim() || dataset.name;
-  const description = dataset.notes?.trim() || title;
-  graph.add(node, rdf('type'), dcat('Dataset'));
-  graph.text(node, dct('title'), title);
-  // dct:description is mandatory in DCAT-AP; a dataset without notes is described by its title.
-  graph.text(node, dct('description'), description);
-  graph.add(node, dct('identifier'), literal(dataset.id));
-  if (dataset.harvest) addProvenance(graph, site, node, dataset.id, dataset.harvest, title, description);
-  for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
-  graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
-  graph.add(node, dct('modified'), dateTime(dataset.updatedAt));
-  addFields(graph, node, DATASET_PROPERTIES, dataset);
-  graph.add(node, dct('accessRights'), namedNode(PUBLIC_ACCESS));
-  graph.add(namedNode(PUBLIC_ACCESS), rdf('type'), dct('RightsStatement'));
-
-  const landing = httpIri(dataset.url);
-  // Typing a page of this site as a foaf:Document would be a triple about one of its own subjects.
-  if (landing && !isSiteIri(site, landing)) {
-    graph.add(node, dcat('landingPage'), landing);
-    graph.add(landing, rdf('type'), foaf('Document'));
-  }
-  if (dataset.organization) {
+/** Who published, made and answers for it: the record's agents, else the organization, author and maintainer. */
+function addPeople(graph: Graph, site: CatalogSite, node: NamedNode, dataset: FeedDataset) {
+  if (dataset.organization && !dataset.publisher) {
     const org = namedNode(`${site.publicUrl}/organization/${dataset.organization.id}`);
     graph.add(node, dct('publisher'), org);
     graph.add(org, rdf('type'), foaf('Agent'));
     graph.add(org, rdf('type'), foaf('Organization'));
     graph.text(org, foaf('name'), dataset.organization.title || dataset.organization.name);
   }
-  if (dataset.author || dataset.authorEmail) {
+  if ((dataset.author || dataset.authorEmail) && !dataset.creator) {
     const creator = blankNode(`creator-${dataset.id}`);
     graph.add(node, dct('creator'), creator);
     graph.add(creator, rdf('type'), foaf('Agent'));
@@ -220,17 +66,56 @@ function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): Name
   }
   const contactName = dataset.maintainer ?? dataset.author;
   const contactEmail = dataset.maintainerEmail ?? dataset.authorEmail;
-  if (contactName || contactEmail) {
+  if ((contactName || contactEmail) && !dataset.contactPoint?.length) {
     const contact = blankNode(`contact-${dataset.id}`);
     graph.add(node, dcat('contactPoint'), contact);
     graph.add(contact, rdf('type'), vcard('Kind'));
     graph.text(contact, vcard('fn'), contactName ?? contactEmail);
     if (contactEmail) graph.add(contact, vcard('hasEmail'), mailto(contactEmail));
   }
+}
+
+/**
+ * One dataset: its metadata record (every key it holds), then Almanac's own fields for what the record
+ * leaves unset, then the source's raw triples for the properties the record could not hold exactly.
+ */
+function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): NamedNode {
+  const node = namedNode(datasetIri(site, dataset.id));
+  const raw = rawProperties(dataset.extras, node, `d-${dataset.id}`);
+  // The distributions of the resources are always written; a raw dcat:distribution adds those the source had without a URL.
+  graph.takeOver(
+    node,
+    [...raw.keys()].filter((p) => p !== dcat('distribution').value),
+  );
+  const title = dataset.title?.trim() || dataset.name;
+  const description = dataset.notes?.trim() || title;
+  graph.add(node, rdf('type'), dcat('Dataset'));
+  graph.text(node, dct('title'), title);
+  // dct:description is mandatory in DCAT-AP; a dataset without notes is described by its title.
+  graph.text(node, dct('description'), description);
+  writeRecord(DATASET_WRITERS, { add: (s, p, o) => graph.add(s, p, o), label: (s) => `d-${dataset.id}-${s}` }, node, dataset);
+  if (!dataset.identifier) graph.add(node, dct('identifier'), literal(dataset.id));
+  if (dataset.harvest) addProvenance(graph, site, node, dataset, title, description);
+  for (const tag of dataset.tags) graph.text(node, dcat('keyword'), tag);
+  if (!dataset.issued) graph.add(node, dct('issued'), dateTime(dataset.publishedAt ?? dataset.createdAt));
+  if (!dataset.modified) graph.add(node, dct('modified'), dateTime(dataset.updatedAt));
+  addFields(graph, node, DATASET_PROPERTIES, dataset);
+  if (!dataset.accessRights) {
+    graph.add(node, dct('accessRights'), namedNode(PUBLIC_ACCESS));
+    graph.add(namedNode(PUBLIC_ACCESS), rdf('type'), dct('RightsStatement'));
+  }
+  const landing = httpIri(dataset.url);
+  // Typing a page of this site as a foaf:Document would be a triple about one of its own subjects.
+  if (landing && !isSiteIri(site, landing)) {
+    graph.add(node, dcat('landingPage'), landing);
+    graph.add(landing, rdf('type'), foaf('Document'));
+  }
+  addPeople(graph, site, node, dataset);
   const license = addLicense(graph, dataset.licenseId);
   // DCAT-AP puts the license on each distribution; DCAT 3 also allows it on the dataset, where harvesters look first.
   if (license) graph.add(node, dct('license'), license);
   for (const resource of dataset.resources) graph.add(node, dcat('distribution'), addDistribution(graph, site, dataset, resource, license));
+  addRawProperties(graph, site, node, raw);
   return node;
 }
 
@@ -271,3 +156,6 @@ export function catalogGraph(site: CatalogSite, datasets: FeedDataset[], view: C
   if (view.page > 1) graph.add(page, hydra('previous'), namedNode(view.pageUrl(Math.min(view.page - 1, last))));
   return graph.quads;
 }
+
+/** For the harvest reader's check of a mapping: the triples Almanac would write of a dataset. */
+export const renderDataset = datasetGraph;

@@ -144,6 +144,11 @@ async function readAll(url: string) {
   return Object.assign(pages, { cursors });
 }
 const records = (items: HarvestItem[]) => items.flatMap((i) => (i.kind === 'record' ? [i.record] : []));
+/** Almanac's own fields of a record, without its metadata record and raw extras (test/interop/dcat-ap-roundtrip.test.ts covers those). */
+const coreOf = (record: HarvestRecord | undefined) => {
+  const { metadata: _m, extras: _e, resources, ...core } = record!;
+  return { ...core, resources: resources.map(({ metadata: _rm, customExtras: _rx, ...r }) => r) };
+};
 
 test('a DCAT-AP catalog is read along hydra:next and hydra:nextPage: two Turtle pages, then a JSON-LD one', async (t) => {
   const pages = await readAll(`${server.url}/catalog.ttl`);
@@ -152,7 +157,7 @@ test('a DCAT-AP catalog is read along hydra:next and hydra:nextPage: two Turtle 
     pages.map((items) => items.map((i) => (i.kind === 'record' ? i.record.remoteId : `refused ${i.remoteId}`))),
     [
       ['air-1', 'water-2'],
-      ['http://remote.example/dataset/soil', 'refused dataset[1]', 'refused untitled-3', 'refused http://remote.example/dataset/secret'],
+      ['http://remote.example/dataset/soil', 'refused dataset[1]', 'untitled-3', 'refused http://remote.example/dataset/secret'],
       ['noise-4'],
     ],
   );
@@ -163,7 +168,7 @@ test('a DCAT-AP catalog is read along hydra:next and hydra:nextPage: two Turtle 
   );
   t.deepEqual(
     pages[1]!.flatMap((i) => (i.kind === 'refused' ? [i.reason] : [])),
-    ['a dataset with neither a dct:identifier nor an IRI', 'no dct:title', 'non-public record (dct:accessRights NON_PUBLIC)'],
+    ['a dataset with neither a dct:identifier nor an IRI', 'non-public record (dct:accessRights NON_PUBLIC)'],
   );
   // Only the non-public one is withdrawn: a dataset harvested from it before is made private.
   t.deepEqual(
@@ -175,7 +180,7 @@ test('a DCAT-AP catalog is read along hydra:next and hydra:nextPage: two Turtle 
 test('a dcat:Dataset maps onto the record, in English when no untagged text exists', async (t) => {
   const [page1, page2, page3] = await readAll(`${server.url}/catalog.ttl`);
   const [air, water] = records(page1!);
-  t.deepEqual(air, {
+  t.deepEqual(coreOf(air), {
     remoteId: 'air-1',
     remoteUrl: `${server.url}/dataset/air`,
     name: null,
@@ -222,7 +227,7 @@ test('a dcat:Dataset maps onto the record, in English when no untagged text exis
     maintainer: 'Noise Office',
     maintainerEmail: 'noise@remote.example',
   });
-  t.deepEqual(records(page3!)[0]!.resources, [
+  t.deepEqual(coreOf(records(page3!)[0]).resources, [
     { url: 'https://remote.example/noise.json', name: null, description: null, format: 'JSON', mimetype: 'application/json', size: null },
   ]);
 });

@@ -11,12 +11,15 @@ import type {
   HarvestCursor,
   HarvestItem,
   HarvestPage,
+  HarvestRecord,
   HarvestResource,
   ReadPageOptions,
   SourceReader,
 } from '../../domain/harvest/record.ts';
 import { cleanTags } from '../tags.ts';
 import { byteCount, email, isoInstant } from '../values.ts';
+import { datasetRecordOf, distributionRecordOf } from './dcat-ap-record.ts';
+import { withRawProperties } from './dcat-ap-lossless.ts';
 import { RdfGraph, type RdfQuad, type RdfTerm } from './rdf-terms.ts';
 
 /**
@@ -230,18 +233,21 @@ const lastSegment = (iri: string) =>
     .pop() || null;
 
 /**
- * One dcat:Dataset as a harvest item. Refused: a blank node without dct:identifier (nothing stable to
- * key it by), no dct:title, dct:accessRights NON_PUBLIC. RESTRICTED access is kept private.
+ * One dcat:Dataset as a harvest item: Almanac's fields, the metadata record (dcat-ap-record.ts), and as
+ * raw extras whatever the record cannot give back exactly (dcat-ap-lossless.ts). Refused: a blank node
+ * without dct:identifier (nothing stable to key it by), dct:accessRights NON_PUBLIC. RESTRICTED access is
+ * kept private. A dataset without dct:title (DCAT-AP's examples of series members have none) is titled by
+ * its identifier or IRI, and the feeds write no title back for it.
  */
 export function dcatApItem(graph: RdfGraph, node: RdfTerm, index: number): HarvestItem {
   const iri = node.termType === 'NamedNode' ? node.value : null;
   const identifier = graph.text(node, `${DCT}identifier`) ?? iriOrText(graph.object(node, `${DCT}identifier`));
   const remoteId = identifier ?? iri;
-  const title = graph.text(node, `${DCT}title`);
+  const given = graph.text(node, `${DCT}title`);
   if (!remoteId) {
-    return { kind: 'refused', remoteId: `dataset[${index}]`, title, reason: 'a dataset with neither a dct:identifier nor an IRI' };
+    return { kind: 'refused', remoteId: `dataset[${index}]`, title: given, reason: 'a dataset with neither a dct:identifier nor an IRI' };
   }
-  if (!title) return { kind: 'refused', remoteId, title: null, reason: 'no dct:title' };
+  const title = given ?? identifier ?? (iri && lastSegment(iri)) ?? remoteId;
   const access = graph.object(node, `${DCT}accessRights`)?.value ?? '';
   if (access === `${ACCESS_RIGHT}NON_PUBLIC`) {
     return { kind: 'refused', remoteId, title, reason: 'non-public record (dct:accessRights NON_PUBLIC)', withdrawn: true };
@@ -251,34 +257,35 @@ export function dcatApItem(graph: RdfGraph, node: RdfTerm, index: number): Harve
   const contact = graph.object(node, `${DCAT}contactPoint`);
   const creator = graph.object(node, `${DCT}creator`);
   const distributions = graph.objects(node, `${DCAT}distribution`);
+  const linked = distributions.filter((d) => distributionUrl(graph, d));
   const landing = iriOrText(graph.object(node, `${DCAT}landingPage`));
-  return {
-    kind: 'record',
-    record: {
-      remoteId,
-      remoteUrl: iri && isHttp(iri) ? iri : null,
-      name: null,
-      title,
-      notes: graph.text(node, `${DCT}description`),
-      tags: cleanTags(graph.texts(node, `${DCAT}keyword`)),
-      licenseId: datasetLicense(graph, node, distributions),
-      organization: publisherName ? { name: slugFrom(publisherName) || publisherName, title: publisherName, description: null } : null,
-      groups: [],
-      private: access === `${ACCESS_RIGHT}RESTRICTED`,
-      author: creator ? graph.text(creator, `${FOAF}name`) : null,
-      authorEmail: creator ? email(iriOrText(graph.object(creator, `${FOAF}mbox`))) : null,
-      maintainer: contact ? (graph.text(contact, `${VCARD}fn`) ?? graph.text(contact, `${VCARD}organization-name`)) : null,
-      maintainerEmail: contact ? email(iriOrText(graph.object(contact, `${VCARD}hasEmail`))) : null,
-      version: graph.text(node, `${DCAT}version`) ?? graph.text(node, `${OWL}versionInfo`) ?? graph.text(node, `${ADMS}version`),
-      url: landing,
-      modified: isoInstant(graph.object(node, `${DCT}modified`)?.value),
-      resources: distributions.flatMap((dist) => {
-        const resource = dcatApDistribution(graph, dist);
-        return resource ? [resource] : [];
-      }),
-    },
+  const record: HarvestRecord = {
+    remoteId,
+    remoteUrl: iri && isHttp(iri) ? iri : null,
+    name: null,
+    title,
+    notes: graph.text(node, `${DCT}description`),
+    tags: cleanTags(graph.texts(node, `${DCAT}keyword`)),
+    licenseId: datasetLicense(graph, node, distributions),
+    organization: publisherName ? { name: slugFrom(publisherName) || publisherName, title: publisherName, description: null } : null,
+    groups: [],
+    private: access === `${ACCESS_RIGHT}RESTRICTED`,
+    author: creator ? graph.text(creator, `${FOAF}name`) : null,
+    authorEmail: creator ? email(iriOrText(graph.object(creator, `${FOAF}mbox`))) : null,
+    maintainer: contact ? (graph.text(contact, `${VCARD}fn`) ?? graph.text(contact, `${VCARD}organization-name`)) : null,
+    maintainerEmail: contact ? email(iriOrText(graph.object(contact, `${VCARD}hasEmail`))) : null,
+    version: graph.text(node, `${DCAT}version`) ?? graph.text(node, `${OWL}versionInfo`) ?? graph.text(node, `${ADMS}version`),
+    url: landing,
+    modified: isoInstant(graph.object(node, `${DCT}modified`)?.value),
+    metadata: datasetRecordOf(graph, node),
+    resources: linked.map((dist) => dcatApDistribution(graph, dist)!),
   };
+  const unlinked = distributions.filter((d) => !linked.includes(d));
+  return { kind: 'record', record: withRawProperties(graph, node, record, linked, unlinked) };
 }
+
+const distributionUrl = (graph: RdfGraph, node: RdfTerm) =>
+  iriOrText(graph.object(node, `${DCAT}downloadURL`)) ?? iriOrText(graph.object(node, `${DCAT}accessURL`));
 
 /** The dataset's dct:license, else the first one its distributions name (DCAT-AP puts it there). */
 function datasetLicense(graph: RdfGraph, node: RdfTerm, distributions: RdfTerm[]): string {
@@ -296,9 +303,10 @@ function datasetLicense(graph: RdfGraph, node: RdfTerm, distributions: RdfTerm[]
 
 /** A distribution with a dcat:downloadURL or dcat:accessURL; one with neither has nothing to link to. */
 function dcatApDistribution(graph: RdfGraph, node: RdfTerm): HarvestResource | null {
-  const url = iriOrText(graph.object(node, `${DCAT}downloadURL`)) ?? iriOrText(graph.object(node, `${DCAT}accessURL`));
+  const url = distributionUrl(graph, node);
   if (!url) return null;
   return {
+    metadata: distributionRecordOf(graph, node),
     url,
     name: graph.text(node, `${DCT}title`),
     description: graph.text(node, `${DCT}description`),

@@ -7,6 +7,7 @@ export interface RdfTerm {
   termType: string;
   value: string;
   language?: string;
+  datatype?: { value: string };
 }
 
 export interface RdfQuad {
@@ -32,7 +33,15 @@ export class RdfGraph {
         this.subjects.push(q.subject);
       }
       const values = props.get(q.predicate.value) ?? [];
-      if (!values.some((v) => v.termType === q.object.termType && v.value === q.object.value && v.language === q.object.language)) {
+      if (
+        !values.some(
+          (v) =>
+            v.termType === q.object.termType &&
+            v.value === q.object.value &&
+            v.language === q.object.language &&
+            v.datatype?.value === q.object.datatype?.value,
+        )
+      ) {
         values.push(q.object);
       }
       props.set(q.predicate.value, values);
@@ -42,6 +51,11 @@ export class RdfGraph {
   /** The objects of (subject, predicate), in document order. */
   objects(subject: RdfTerm, predicate: string): RdfTerm[] {
     return this.properties.get(key(subject))?.get(predicate) ?? [];
+  }
+
+  /** The predicates of a subject, in document order. */
+  predicates(subject: RdfTerm): string[] {
+    return [...(this.properties.get(key(subject))?.keys() ?? [])];
   }
 
   /** The first of them, or null. */

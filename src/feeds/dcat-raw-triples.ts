@@ -1,0 +1,78 @@
+import { DataFactory, Parser, Writer, type Quad } from 'n3';
+import type { Extra } from '../domain/metadata/extras.ts';
+import type { Subject } from './dcat-terms.ts';
+
+/**
+ * A harvested property Almanac's record cannot hold exactly (a title in several languages, a place as a
+ * WKT literal, a property DCAT-AP names and the record does not) is kept in the extras: key = the
+ * property's IRI, value = N-Triples of its triples and the blank nodes below them, the record's own node
+ * written `_:subject`. The feeds write those triples back in place of what the record would give for that
+ * property, so nothing a source said is dropped or altered. An empty value says the source had none.
+ */
+const { namedNode, blankNode, literal, quad } = DataFactory;
+
+export const SUBJECT_LABEL = 'subject';
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+
+export interface PlainTerm {
+  termType: string;
+  value: string;
+  language?: string;
+  datatype?: { value: string };
+}
+export interface PlainTriple {
+  subject: PlainTerm;
+  predicate: PlainTerm;
+  object: PlainTerm;
+}
+
+/** A property IRI: what a raw extra's key is (a CKAN extra's plain key never is one). */
+export const isPropertyKey = (key: string) => /^https?:\/\/\S+$/.test(key);
+
+/** Triples as a raw extra's value: `subject` becomes `_:subject`, other blank nodes `_:b0`, `_:b1`, … in order met. */
+export function encodeTriples(triples: PlainTriple[], subject: PlainTerm): string {
+  const labels = new Map<string, string>();
+  const term = (t: PlainTerm) => {
+    if (t.termType === subject.termType && t.value === subject.value) return blankNode(SUBJECT_LABEL);
+    if (t.termType === 'BlankNode') {
+      if (!labels.has(t.value)) labels.set(t.value, `b${labels.size}`);
+      return blankNode(labels.get(t.value)!);
+    }
+    if (t.termType === 'Literal') {
+      if (t.language) return literal(t.value, t.language);
+      const datatype = t.datatype?.value;
+      return literal(t.value, datatype && datatype !== XSD_STRING ? namedNode(datatype) : undefined);
+    }
+    return namedNode(t.value);
+  };
+  const quads = triples.map((t) => quad(term(t.subject) as Subject, namedNode(t.predicate.value), term(t.object) as Quad['object']));
+  return new Writer({ format: 'N-Triples' }).quadsToString(quads);
+}
+
+/**
+ * A raw extra's triples about `subject`, its other blank nodes renamed under `prefix` so that two
+ * datasets of one document never share one. Null when the value is not such triples (a plain extra).
+ */
+export function decodeTriples(value: string, subject: Subject, prefix: string): Quad[] | null {
+  let parsed: Quad[];
+  try {
+    parsed = new Parser({ format: 'N-Triples', blankNodePrefix: '' }).parse(value);
+  } catch {
+    return null;
+  }
+  const term = <T extends Quad['subject'] | Quad['object']>(t: T) =>
+    t.termType !== 'BlankNode' ? t : t.value === SUBJECT_LABEL ? subject : blankNode(`${prefix}-${t.value}`);
+  return parsed.map((q) => quad(term(q.subject) as Subject, q.predicate, term(q.object)));
+}
+
+/** The raw extras of a record: property IRI → its triples (empty when the source had none). */
+export function rawProperties(extras: Extra[] | null | undefined, subject: Subject, prefix: string): Map<string, Quad[]> {
+  const found = new Map<string, Quad[]>();
+  (extras ?? []).forEach((e, i) => {
+    if (!isPropertyKey(e.key)) return;
+    const quads = decodeTriples(e.value, subject, `${prefix}-x${i}`);
+    // Of the record's own node, only the key's property: an extra cannot pass for another field.
+    if (quads && quads.every((q) => !q.subject.equals(subject) || q.predicate.value === e.key)) found.set(e.key, quads);
+  });
+  return found;
+}
