@@ -20,6 +20,7 @@ export {
   type HarvestRunStatus,
   type HarvestOutcome,
 } from './harvest-run.ts';
+export { MetadataProfile } from './metadata-profile.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -29,6 +30,7 @@ import { Embedding } from './embedding.ts';
 import { SearchPoint } from './search-point.ts';
 import { HarvestRun, HarvestRunPage, HarvestRunRecord } from './harvest-run.ts';
 import { HarvestSource } from './harvest-source.ts';
+import { MetadataProfile } from './metadata-profile.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -53,4 +55,5 @@ export const allEntities = [
   HarvestRun,
   HarvestRunRecord,
   HarvestRunPage,
+  MetadataProfile,
 ];

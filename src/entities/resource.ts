@@ -27,6 +27,8 @@ export const Resource = defineEntity({
     metadata: p.json<Record<string, unknown>>().default('{}'),
     /** Free key/value pairs a publisher or source gives (CKAN's resource extras): `extras` is the system's. */
     customExtras: p.json<Array<{ key: string; value: string }>>().default('[]'),
+    /** The values of the fields the metadata profiles define for resources (src/domain/metadata/profiles.ts). */
+    customFields: p.json<Record<string, unknown>>().default('{}'),
   },
 });
 export type Resource = InferEntity<typeof Resource>;

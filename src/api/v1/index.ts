@@ -3,6 +3,7 @@ import { adminDataRoutes } from './admin/data/index.ts';
 import { adminHarvestSourceRoutes } from './admin/harvest-sources/index.ts';
 import { adminHealthRoutes } from './admin/health/index.ts';
 import { adminJobRoutes } from './admin/jobs/index.ts';
+import { adminProfileRoutes } from './admin/profiles/index.ts';
 import { adminSearchRoutes } from './admin/search/index.ts';
 import { adminStorageRoutes } from './admin/storage/index.ts';
 import { adminUserRoutes } from './admin/users/index.ts';
@@ -10,6 +11,7 @@ import { authRoutes } from './auth/index.ts';
 import { categoryRoutes } from './groups/index.ts';
 import { organizationRoutes } from './organizations/index.ts';
 import { packageRoutes } from './packages/index.ts';
+import { profileRoutes } from './profiles/index.ts';
 import { resourceRoutes } from './resources/index.ts';
 import { siteRoutes } from './site/index.ts';
 import { storageRoutes } from './storage/index.ts';
@@ -29,6 +31,7 @@ export const v1Routes: Route[] = [
   ...categoryRoutes,
   ...tagRoutes,
   ...siteRoutes,
+  ...profileRoutes,
   ...adminUserRoutes,
   ...adminDataRoutes,
   ...adminJobRoutes,
@@ -36,4 +39,5 @@ export const v1Routes: Route[] = [
   ...adminHealthRoutes,
   ...adminStorageRoutes,
   ...adminHarvestSourceRoutes,
+  ...adminProfileRoutes,
 ];

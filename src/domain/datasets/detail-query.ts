@@ -18,7 +18,7 @@ export const RESOURCE_JSON = `json_build_object(
   ${fieldNames(RESOURCE_FIELDS)
     .map((name) => `'${name}', r.${columnOf(name)}`)
     .join(', ')},
-  'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras, 'metadata', r.metadata, 'customExtras', r.custom_extras,
+  'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras, 'metadata', r.metadata, 'customExtras', r.custom_extras, 'customFields', r.custom_fields,
   'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')})`;
 
 /** The caller's (the first parameter) role in the organization `o`, as orgRolesOf counts it: active organizations only. */

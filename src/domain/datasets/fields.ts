@@ -4,6 +4,7 @@ import type { OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
+import { assertDatasetProfile } from '../metadata/profiles-enforce.ts';
 import { applyDatasetMetadata, type DatasetMetadataInput } from '../metadata/record-io.ts';
 import { assignFields, DATASET_FIELDS, type FieldInput } from './field-table.ts';
 import { resolveCategories, resolveOwnerOrg, resolveTags } from './references.ts';
@@ -49,6 +50,7 @@ export async function applyDatasetFields(
   }
 
   assignFields(DATASET_FIELDS, dataset, input, given);
+  const customBefore = dataset.customFields ?? {};
   applyDatasetMetadata(dataset, input, mode === 'full');
   if (given('name')) {
     if (input.name && RESERVED_DATASET_NAMES.has(input.name)) {
@@ -65,4 +67,6 @@ export async function applyDatasetFields(
     const current = dataset.groups.isInitialized() ? (dataset.groups.getItems() as Group[]) : [];
     dataset.groups.set(await resolveCategories(ctx, actor, input.groups ?? [], current));
   }
+  // After the organization is known: its profile is the one that applies.
+  await assertDatasetProfile(ctx, dataset, customBefore);
 }

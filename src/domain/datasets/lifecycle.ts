@@ -4,6 +4,7 @@ import { authorize, can } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
+import { profileRequirementsMissing, resourceProfileErrors } from '../metadata/profiles-enforce.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { loadDatasetDetail } from './detail-query.ts';
@@ -46,7 +47,13 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
       searchVector: null,
     });
     await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
-    (input.resources ?? []).forEach((r, i) => buildResource(em, dataset, r, i));
+    const built = (input.resources ?? []).map((r, i) => buildResource(em, dataset, r, i));
+    const profileErrors = await resourceProfileErrors(
+      tx,
+      dataset,
+      built.map((r, i) => ({ before: {}, after: r.customFields, prefix: `resources.${i}.customFields` })),
+    );
+    if (profileErrors.length) throw validationFailed(profileErrors);
     const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);
     const dup = urls.findIndex((u, i) => urls.indexOf(u) !== i);
     if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
@@ -107,6 +114,10 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
       ...(dataset.nameGenerated ? [{ path: 'name', message: 'must be set explicitly; the placeholder cannot be published' }] : []),
       ...(dataset.ownerOrg ? [] : [{ path: 'ownerOrg', message: 'is required to publish' }]),
       ...(dataset.licenseId ? [] : [{ path: 'licenseId', message: 'is required to publish' }]),
+      // The profiles' required fields, once: an active dataset's re-publish (the sync's retry) is not held by a later profile change.
+      ...(dataset.state === 'draft'
+        ? await profileRequirementsMissing(tx, dataset, await em.find(Resource, { dataset: dataset.id }, { orderBy: { position: 'asc' } }))
+        : []),
     ];
     if (missing.length) {
       throw publishRequirementsMissing(missing);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Dataset, Resource, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { assignFields, DATASET_FIELDS, fieldNames } from '../datasets/field-table.ts';
+import { fitHarvestedProfileValues } from '../metadata/profiles-enforce.ts';
 import { applyDatasetMetadata, applyDistributionMetadata } from '../metadata/record-io.ts';
 import { resolveTags } from '../datasets/references.ts';
 import { RESOURCE_FIELDS } from '../resources/field-table.ts';
@@ -84,6 +85,7 @@ export async function writeRecord(
   assignFields(DATASET_FIELDS, dataset, Object.fromEntries(fieldNames(DATASET_FIELDS).map((k) => [k, record[k] || null])));
   applyDatasetMetadata(dataset, { ...record.metadata, extras: record.extras, customFields: record.customFields }, true);
   dataset.ownerOrg = org;
+  await fitHarvestedProfileValues(tx, dataset);
   dataset.tags.set(await resolveTags(tx, record.tags));
   dataset.groups.set(await harvestCategories(em, record.groups));
   dataset.harvestRemoteUrl = record.remoteUrl;

@@ -39,20 +39,28 @@ export const presentDatasetMetadata = (d: Partial<DatasetMetadataColumns>) => ({
 
 export interface DistributionMetadataInput extends DistributionRecordValues {
   customExtras?: Extra[] | null;
+  /** The values of the resource fields the metadata profiles define. */
+  customFields?: Record<string, unknown> | null;
 }
 
 export function applyDistributionMetadata(
-  target: { metadata: Record<string, unknown>; customExtras: Extra[] },
+  target: { metadata: Record<string, unknown>; customExtras: Extra[]; customFields: Record<string, unknown> },
   input: DistributionMetadataInput,
   full: boolean,
 ) {
   target.metadata = mergedRecord(DISTRIBUTION_RECORD, target.metadata as DistributionRecordValues, input, full);
   if (full || 'customExtras' in input) target.customExtras = input.customExtras ?? [];
+  if (full || 'customFields' in input) target.customFields = input.customFields ?? {};
 }
 
-export const presentDistributionMetadata = (r: { metadata?: Record<string, unknown> | null; customExtras?: Extra[] | null }) => ({
+export const presentDistributionMetadata = (r: {
+  metadata?: Record<string, unknown> | null;
+  customExtras?: Extra[] | null;
+  customFields?: Record<string, unknown> | null;
+}) => ({
   ...presentedRecord(DISTRIBUTION_RECORD, r.metadata as DistributionRecordValues),
   customExtras: r.customExtras ?? [],
+  customFields: r.customFields ?? {},
 });
 
 /** The keys of a body that belong to the dataset's metadata. */

@@ -5,7 +5,7 @@ import { RESOURCE_FIELDS } from './field-table.ts';
 
 /** What the record needs of a resource: an entity, or a plain row of the one-statement read (dates as ISO text). */
 export type ResourceFields = Pick<Resource, 'id' | 'url' | 'urlType' | 'size' | 'hash' | 'position' | 'extras'> &
-  Partial<Pick<Resource, 'metadata' | 'customExtras'>> &
+  Partial<Pick<Resource, 'metadata' | 'customExtras' | 'customFields'>> &
   FieldInput<typeof RESOURCE_FIELDS> & {
     dataset: { id: string } | Resource['dataset'];
     createdAt: Date | string;

@@ -13,6 +13,7 @@ import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { sourceKey } from '../../storage/keys.ts';
 import { assignFields, storedValues, type FieldInput } from '../datasets/field-table.ts';
+import { assertResourceProfile } from '../metadata/profiles-enforce.ts';
 import { applyDistributionMetadata, type DistributionMetadataInput } from '../metadata/record-io.ts';
 import { RESOURCE_FIELDS } from './field-table.ts';
 import { removeResourceFiles } from './file-removal.ts';
@@ -45,6 +46,7 @@ export function buildResource(em: EntityManager, dataset: Dataset, input: Resour
     extras: {},
     metadata: {},
     customExtras: [],
+    customFields: {},
   });
   applyDistributionMetadata(resource, input, true);
   return resource;
@@ -92,6 +94,7 @@ export async function addResource(ctx: DomainContext, actor: Actor, datasetId: s
   const { dataset } = await loadEditableDataset(ctx, actor, datasetId);
   const last = await ctx.em.findOne(Resource, { dataset: dataset.id }, { orderBy: { position: 'desc' } });
   const resource = buildResource(ctx.em, dataset, input, (last?.position ?? -1) + 1);
+  await assertResourceProfile(ctx, dataset, resource, {});
   await flushResources(ctx);
   await syncIfSearchable(ctx, dataset);
   return presentResource(resource);
@@ -110,8 +113,10 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   if (subject.state === 'deleted') throw notFound('Resource');
   await assertNotHarvested(ctx, dataset);
   const before = { url: resource.url ?? null, urlType: resource.urlType, format: resource.format ?? null };
+  const customBefore = resource.customFields ?? {};
   assignFields(RESOURCE_FIELDS, resource, input);
   applyDistributionMetadata(resource, input, true);
+  await assertResourceProfile(ctx, dataset, resource, customBefore);
   if (input.urlType === 'link' || resource.urlType === 'link') resource.url = input.url ?? null;
   resource.urlType = input.urlType;
   await flushResources(ctx);

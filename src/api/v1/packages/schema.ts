@@ -23,6 +23,7 @@ const resourceFields = {
   ...inputShape(RESOURCE_FIELDS),
   ...recordInputShape(DISTRIBUTION_RECORD),
   customExtras: extras.nullish().describe('Free key/value pairs, kept in order (CKAN’s resource extras); `extras` is the system’s'),
+  customFields: z.record(z.string(), z.unknown()).nullish().describe('Values of the resource fields the metadata profiles define'),
 };
 
 /** A dataset's metadata record beyond the spec's fields (src/domain/metadata/), its extras and its profile fields. */
@@ -102,6 +103,7 @@ export const ResourceRecord = z
     ...laterResourceFields,
     ...recordOutputShape(DISTRIBUTION_RECORD),
     customExtras: z.array(z.object({ key: z.string(), value: z.string() })),
+    customFields: z.record(z.string(), z.unknown()),
     size: z.number().int().nullable(),
     hash: z.string().nullable(),
     position: z.number().int(),
