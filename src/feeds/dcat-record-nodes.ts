@@ -93,7 +93,13 @@ export function placeNode(w: NodeWriter, p: Place, suffix: string) {
   const node = nodeFor(w, p.uri, suffix);
   w.add(node, rdf('type'), dct('Location'));
   text(w, node, skos('prefLabel'), p.name);
-  if (p.geometry) w.add(node, locn('geometry'), literal(JSON.stringify(p.geometry), gsp('geoJSONLiteral')));
+  if (p.geometry) {
+    // DCAT-AP 3's shapes want a locn:Geometry node; its GeoJSON text is the node's gsp:asGeoJSON.
+    const geometry = blankNode(w.label(`${suffix}-geometry`));
+    w.add(node, locn('geometry'), geometry);
+    w.add(geometry, rdf('type'), locn('Geometry'));
+    w.add(geometry, gsp('asGeoJSON'), literal(JSON.stringify(p.geometry), gsp('geoJSONLiteral')));
+  }
   if (p.bbox) w.add(node, dcat('bbox'), literal(wktBox(p.bbox), gsp('wktLiteral')));
   if (p.centroid) w.add(node, dcat('centroid'), literal(`POINT(${p.centroid[0]} ${p.centroid[1]})`, gsp('wktLiteral')));
   return node;

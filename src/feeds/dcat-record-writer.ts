@@ -12,7 +12,7 @@ import {
   type NodeWriter,
 } from './dcat-record-nodes.ts';
 import { adms, dateLiteral, dcatap, eli, iriNode, odrl, pod, prov, skos, typedLiteral, type Subject } from './dcat-terms.ts';
-import { dcat, dct, foaf, rdf, spdx } from './vocabulary.ts';
+import { dcat, dct, foaf, rdf, rdfs, spdx } from './vocabulary.ts';
 
 /**
  * The metadata record (src/domain/metadata/) as DCAT-AP 3 triples: one writer per key, each with the
@@ -99,10 +99,10 @@ export const DATASET_WRITERS: Writers<DatasetRecordValues> = {
   provenance: (w, node, values) =>
     values.forEach((v, i) => w.add(node, dct('provenance'), statementNode(w, v, dct('ProvenanceStatement').value, `provenance-${i}`))),
   source: (w, node, values) => iris(w, node, dct('source'), values, dcat('Dataset').value),
-  relation: (w, node, values) => iris(w, node, dct('relation'), values),
+  relation: (w, node, values) => iris(w, node, dct('relation'), values, rdfs('Resource').value),
   hasVersion: (w, node, values) => iris(w, node, dct('hasVersion'), values, dcat('Dataset').value),
   isVersionOf: (w, node, values) => iris(w, node, dct('isVersionOf'), values),
-  isReferencedBy: (w, node, values) => iris(w, node, dct('isReferencedBy'), values),
+  isReferencedBy: (w, node, values) => iris(w, node, dct('isReferencedBy'), values, rdfs('Resource').value),
   sample: (w, node, values) => iris(w, node, adms('sample'), values, dcat('Distribution').value),
   wasGeneratedBy: (w, node, values) => iris(w, node, prov('wasGeneratedBy'), values, prov('Activity').value),
   qualifiedRelation: (w, node, values) =>
@@ -129,8 +129,8 @@ export const DATASET_WRITERS: Writers<DatasetRecordValues> = {
 const SPDX_ALGORITHM = 'http://spdx.org/rdf/terms#checksumAlgorithm_';
 
 export const DISTRIBUTION_WRITERS: Writers<DistributionRecordValues> = {
-  accessUrl: (w, node, value) => w.add(node, dcat('accessURL'), namedNode(value)),
-  downloadUrl: (w, node, value) => w.add(node, dcat('downloadURL'), namedNode(value)),
+  accessUrl: (w, node, value) => iris(w, node, dcat('accessURL'), [value], rdfs('Resource').value),
+  downloadUrl: (w, node, value) => iris(w, node, dcat('downloadURL'), [value], rdfs('Resource').value),
   byteSize: (w, node, value) => w.add(node, dcat('byteSize'), typedLiteral(String(value), 'nonNegativeInteger')),
   checksum: (w, node, value) => {
     const checksum = blankNode(w.label('checksum'));

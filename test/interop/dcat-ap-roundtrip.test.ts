@@ -93,3 +93,124 @@ test.serial('every DCAT-AP example harvested and re-served: each dataset and dis
   t.log(`${compared} datasets compared`);
   t.true(compared >= 20);
 });
+
+const FULL_RECORD = {
+  temporal: [{ start: '2020-01-01', end: '2022-12-31T23:59:59Z' }, { start: '2019' }],
+  spatial: [
+    { uri: 'https://sws.geonames.org/390903/', name: 'Greece', bbox: [19.3, 34.8, 29.7, 41.8], centroid: [22.0, 39.0] },
+    { geometry: { type: 'Point', coordinates: [23.7, 37.9] } },
+  ],
+  accrualPeriodicity: 'ANNUAL',
+  language: ['http://publications.europa.eu/resource/authority/language/ENG', 'el'],
+  theme: [{ uri: 'http://publications.europa.eu/resource/authority/data-theme/ENVI', label: 'Environment' }],
+  publisher: { name: 'Greek Environment Agency', uri: 'https://agencies.gov.gr/id/GreekEnvironmentAgency', email: 'info@ea.gov.gr' },
+  contactPoint: [{ name: 'Data desk', email: 'data@ea.gov.gr', url: 'https://ea.gov.gr/contact', phone: '+30 210 000 0000' }],
+  creator: { name: 'Bee survey team', url: 'https://ea.gov.gr/bees' },
+  accessRights: { uri: 'http://publications.europa.eu/resource/authority/access-right/PUBLIC' },
+  rights: 'Free to reuse with attribution.',
+  issued: '2023-03-21',
+  modified: '2023-06-01T10:00:00Z',
+  conformsTo: ['https://example.org/schema/bee-counts'],
+  documentation: ['https://ea.gov.gr/bees/about'],
+  identifier: 'bee-population-full',
+  otherIdentifiers: [{ notation: 'EA-BEE-1', scheme: 'https://ea.gov.gr/ids' }],
+  isPartOf: ['https://data.gov.gr/id/datasetseries/BeePopulation'],
+  versionNotes: 'First full release.',
+  type: { uri: 'http://publications.europa.eu/resource/authority/dataset-type/STATISTICAL', label: 'Statistical' },
+  status: { uri: 'http://publications.europa.eu/resource/authority/dataset-status/COMPLETED' },
+  provenance: ['Counted by volunteers at 120 hives.'],
+  relation: ['https://ea.gov.gr/bees/report'],
+  isReferencedBy: ['https://doi.org/10.1234/bees'],
+  wasGeneratedBy: ['https://ea.gov.gr/activities/bee-survey-2023'],
+  qualifiedRelation: [{ relation: 'https://ea.gov.gr/bees/2022', role: 'http://www.iana.org/assignments/relation/prev' }],
+  qualifiedAttribution: [
+    {
+      agent: { name: 'University of Athens', uri: 'https://uoa.gr' },
+      role: 'http://registry.it.csiro.au/def/isotc211/CI_RoleCode/contributor',
+    },
+  ],
+  applicableLegislation: ['http://data.europa.eu/eli/reg_impl/2023/138/oj'],
+  temporalResolution: 'P1D',
+  spatialResolutionInMeters: 1000,
+};
+const FULL_DISTRIBUTION = {
+  url: 'https://ea.gov.gr/bees/2023.csv',
+  name: 'Bee counts (CSV)',
+  description: 'Every count of 2023',
+  format: 'CSV',
+  mimetype: 'text/csv',
+  accessUrl: 'https://ea.gov.gr/bees/download',
+  downloadUrl: 'https://ea.gov.gr/bees/2023.csv',
+  byteSize: 123456,
+  checksum: { algorithm: 'sha256', value: 'a'.repeat(64) },
+  license: 'http://publications.europa.eu/resource/authority/licence/CC_BY_4_0',
+  rights: 'Attribution required.',
+  conformsTo: ['https://example.org/schema/bee-counts'],
+  issued: '2023-03-21',
+  modified: '2023-06-01',
+  language: ['http://publications.europa.eu/resource/authority/language/ENG'],
+  temporalResolution: 'P1D',
+  spatialResolutionInMeters: 1000,
+  formatUri: 'http://publications.europa.eu/resource/authority/file-type/CSV',
+  compressFormat: 'application/gzip',
+  packageFormat: 'application/zip',
+  availability: 'http://data.europa.eu/r5r/availability/stable',
+  status: { uri: 'http://publications.europa.eu/resource/authority/distribution-status/COMPLETED' },
+  documentation: ['https://ea.gov.gr/bees/csv-guide'],
+  applicableLegislation: ['http://data.europa.eu/eli/reg_impl/2023/138/oj'],
+  hasPolicy: 'https://ea.gov.gr/policies/open',
+};
+
+test.serial(
+  'a record with every property the shapes name, served: 0 violations (mandatory, range), 0 warnings (recommended)',
+  async (t) => {
+    const org = await app.api.post('/api/v1/organizations', { name: 'full-record', title: 'Full record' }, app.sysadmin);
+    t.is(org.status, 201, org.text);
+    const created = await app.api.post(
+      '/api/v1/packages',
+      {
+        name: 'bee-population-full',
+        title: 'Bee population',
+        notes: 'A dataset about bee population in Greece',
+        ownerOrg: 'full-record',
+        licenseId: 'cc-by',
+        tags: ['bees'],
+        url: 'https://ea.gov.gr/bees',
+        version: '1.0',
+        ...FULL_RECORD,
+        resources: [FULL_DISTRIBUTION],
+      },
+      app.sysadmin,
+    );
+    t.is(created.status, 201, created.text);
+    const served = await app.api.get(`/dataset/${created.body.id}.ttl`);
+    t.is(served.status, 200, served.text);
+    const file = await tempFile('full.ttl', served.text);
+    for (const [shapes, severity] of [
+      ['SHACL', 'violations'],
+      ['range', 'violations'],
+      ['shapes_recommended', 'warnings'],
+    ] as const) {
+      const result = await python('rdf_tools.py', ['shacl', file, SHAPES(shapes)]);
+      t.is(result[severity], 0, `${shapes}: ${result.report}`);
+      t.is(result.violations, 0, `${shapes}: ${result.report}`);
+    }
+    // Every key of the record is in the document: a writer that wrote nothing would fail here.
+    for (const text of [
+      'dcat:startDate',
+      'dcat:bbox',
+      'locn:geometry',
+      'dct:accrualPeriodicity',
+      'prov:qualifiedAttribution',
+      'dcat:qualifiedRelation',
+      'spdx:checksum',
+      'odrl:hasPolicy',
+      'dcat:compressFormat',
+      'dcatap:applicableLegislation',
+      'adms:versionNotes',
+      'dct:provenance',
+    ]) {
+      t.true(served.text.includes(text.split(':')[1]!), `${text} is served`);
+    }
+  },
+);

@@ -9,6 +9,7 @@ const DCAT = 'http://www.w3.org/ns/dcat#';
 const LOCN = 'http://www.w3.org/ns/locn#';
 const SKOS = 'http://www.w3.org/2004/02/skos/core#';
 const RDFS = 'http://www.w3.org/2000/01/rdf-schema#';
+const GSP = 'http://www.opengis.net/ont/geosparql#';
 
 type Position = [number, number];
 type Geometry = { type: 'Point'; coordinates: Position } | { type: 'Polygon'; coordinates: Position[][] };
@@ -53,7 +54,10 @@ function boxOf(text: string): number[] | null {
 
 export function placeOf(graph: RdfGraph, node: RdfTerm) {
   if (node.termType === 'Literal') return { name: node.value };
-  const geometry = graph.object(node, `${LOCN}geometry`);
+  const given = graph.object(node, `${LOCN}geometry`);
+  // A literal, or a locn:Geometry node with its GeoJSON or WKT text.
+  const geometry =
+    given && given.termType !== 'Literal' ? (graph.object(given, `${GSP}asGeoJSON`) ?? graph.object(given, `${GSP}asWKT`)) : given;
   const bbox = graph.object(node, `${DCAT}bbox`);
   const centroid = graph.object(node, `${DCAT}centroid`);
   const centre = centroid ? (geometryOf(centroid.value) as { coordinates?: Position } | null) : null;
