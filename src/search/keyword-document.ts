@@ -1,16 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../db.ts';
 
+/** The words of the metadata record people search by: its themes, its publisher, the places it covers. */
+const RECORD_WORDS = `coalesce((select string_agg(w, ' ') from (
+    select e ->> 'label' from jsonb_array_elements(coalesce(d.metadata -> 'theme', '[]')) e union all
+    select d.metadata -> 'publisher' ->> 'name' union all
+    select e ->> 'name' from jsonb_array_elements(coalesce(d.metadata -> 'spatial', '[]')) e) as words(w)), '')`;
+
 /**
- * The keyword search document of a dataset: title and name weigh A, tags B, notes C, resource names and
- * descriptions D, all unaccented, in the configured language. Only an active dataset has one, so drafts
+ * The keyword search document of a dataset: title and name weigh A, tags and the record's words (themes,
+ * publisher, place names) B, notes C, resource names and descriptions D, all unaccented, in the configured language. Only an active dataset has one, so drafts
  * and deleted datasets can never match a search. Rebuilt from the rows each time: idempotent.
  */
 const documentSql = (where: string) => `
   update datasets d set search_vector = case when d.state = 'active' then
        setweight(to_tsvector(?::regconfig, unaccent(coalesce(d.title, '') || ' ' || replace(d.name, '-', ' '))), 'A')
     || setweight(to_tsvector(?::regconfig, unaccent(coalesce(
-         (select string_agg(t.name, ' ') from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), ''))), 'B')
+         (select string_agg(t.name, ' ') from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '')
+         || ' ' || ${RECORD_WORDS})), 'B')
     || setweight(to_tsvector(?::regconfig, unaccent(coalesce(d.notes, ''))), 'C')
     || setweight(to_tsvector(?::regconfig, unaccent(coalesce(
          (select string_agg(coalesce(r.name, '') || ' ' || coalesce(r.description, ''), ' ') from resources r where r.dataset_id = d.id), ''))), 'D')

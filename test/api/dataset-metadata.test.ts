@@ -201,3 +201,20 @@ test('a resource keeps its distribution record and its own extras; `extras` stay
   );
   isProblem(t, refused, 422, 'validation_failed');
 });
+
+test('keywords find a dataset by its themes, its publisher and the places it covers', async (t) => {
+  const word = unique('zq').replace(/[^a-z]/g, '');
+  const d = await create(t, {
+    theme: [{ label: `Theme${word}` }],
+    publisher: { name: `Publisher${word}` },
+    spatial: [{ name: `Place${word}` }],
+  });
+  for (const q of [`Theme${word}`, `Publisher${word}`, `Place${word}`]) {
+    const found = await app.api.get(`${PKG}?q=${q}&semantic=false`, as(people.editor));
+    t.deepEqual(
+      found.body.results.map((r: { id: string }) => r.id),
+      [d.id],
+      q,
+    );
+  }
+});
