@@ -31,6 +31,10 @@ export const Dataset = defineEntity({
       expression: `create index "datasets_temporal_range_index" on "datasets" using gist (tstzrange("temporal_start", "temporal_end", '[]'))`,
     },
     {
+      name: 'datasets_metadata_index',
+      expression: 'create index "datasets_metadata_index" on "datasets" using gin ("metadata" jsonb_path_ops)',
+    },
+    {
       name: 'datasets_title_trgm_index',
       expression: 'create index "datasets_title_trgm_index" on "datasets" using gin ("title" gin_trgm_ops)',
     },

@@ -6,7 +6,9 @@ import type { DomainContext } from '../domain/context.ts';
 import { notQueryable, type DomainError } from '../domain/errors.ts';
 import { auditedRunner, unitKey } from '../policies/audited-runner.ts';
 import { getDataset } from '../domain/datasets/lifecycle.ts';
+import { coverageDate } from '../domain/datasets/coverage-query.ts';
 import { listDatasets } from '../domain/datasets/list.ts';
+import { RECORD_FILTER_KEYS, type RecordFilterKey } from '../domain/datasets/metadata-filters.ts';
 import { listGroups } from '../domain/groups/groups.ts';
 import { resourceSchema } from '../domain/resources/files.ts';
 import { queryResource } from '../domain/resources/query.ts';
@@ -53,6 +55,18 @@ const toolError = (err: DomainError): CallToolResult => ({
 });
 
 const offset = z.number().int().min(0).default(0).describe('Results to skip, for paging');
+
+/** The record filters of search_datasets, each a list of values (any of them matches). */
+const RECORD_FILTER_ABOUT: Record<RecordFilterKey, string> = {
+  theme: 'Only datasets with any of these themes (an IRI or a label)',
+  access_level: 'Only datasets with any of these access levels: public, restricted public, non-public',
+  frequency: 'Only datasets updated at any of these frequencies, as stored (R/P1Y, ANNUAL, an EU frequency IRI)',
+  language: 'Only datasets in any of these languages (a tag such as en, or an IRI)',
+  publisher: 'Only datasets of any of these publishers (by name)',
+};
+const recordFilterArgs = Object.fromEntries(
+  RECORD_FILTER_KEYS.map((key) => [key, z.array(z.string().min(1).max(200)).max(50).optional().describe(RECORD_FILTER_ABOUT[key])]),
+) as Record<RecordFilterKey, z.ZodOptional<z.ZodArray<z.ZodString>>>;
 const limit = (byDefault: number, max: number) =>
   z.number().int().min(1).max(max).default(byDefault).describe(`Results per page (at most ${max})`);
 
@@ -86,11 +100,20 @@ export function createMcpServer(caller: McpCaller): McpServer {
       description:
         'Hybrid search (keywords and meaning) over the datasets you may see. Start here: describe what you need in plain words. ' +
         'Each result has a name to pass to get_dataset, and `match` says why it matched. Filter by organization (its name, ' +
-        'from list_organizations) or tags; page with offset and limit.',
+        'from list_organizations), tags, theme, access_level, frequency, language or publisher, by where (bbox) and when ' +
+        '(temporal_start, temporal_end) the data is about; page with offset and limit.',
       inputSchema: {
         q: z.string().trim().min(1).max(500).describe('What to look for: keywords or a natural-language description'),
         organization: z.string().min(1).max(200).optional().describe('Only datasets of this organization (its name/slug)'),
         tags: z.array(z.string().min(1).max(200)).max(50).optional().describe('Only datasets with any of these tags'),
+        ...recordFilterArgs,
+        bbox: z
+          .array(z.number())
+          .length(4)
+          .optional()
+          .describe('Only datasets whose spatial coverage intersects this box: [west, south, east, north] in WGS 84 degrees'),
+        temporal_start: coverageDate.optional().describe('Only datasets whose temporal coverage reaches this date or later'),
+        temporal_end: coverageDate.optional().describe('Only datasets whose temporal coverage begins by the end of this date'),
         semantic: z.boolean().default(true).describe('false: keyword matches only'),
         offset,
         limit: limit(10, 50),
@@ -105,6 +128,10 @@ export function createMcpServer(caller: McpCaller): McpServer {
         limit: args.limit,
         ...(args.organization ? { organization: [args.organization] } : {}),
         ...(args.tags?.length ? { tags: args.tags } : {}),
+        ...Object.fromEntries(RECORD_FILTER_KEYS.filter((key) => args[key]?.length).map((key) => [key, args[key]])),
+        ...(args.bbox ? { bbox: args.bbox } : {}),
+        ...(args.temporal_start ? { temporal_start: args.temporal_start } : {}),
+        ...(args.temporal_end ? { temporal_end: args.temporal_end } : {}),
         private: true,
       });
       return json(found);

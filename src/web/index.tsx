@@ -16,7 +16,7 @@ import { DatasetPageView } from './pages/dataset.tsx';
 import { GroupPageView, GroupsPage } from './pages/groups.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
-import { FACET_KEYS, SearchPage, type FacetKey, type SearchState } from './pages/search.tsx';
+import { SearchPage, searchFilters, searchStateOf } from './pages/search.tsx';
 import { actorOf, domainOf, frameOf, mountPage } from './page-context.tsx';
 import { mountAccountPages } from './account-pages.tsx';
 import { mountPublishPages } from './publish-pages.tsx';
@@ -76,23 +76,17 @@ export function webRouter(services: DomainServices) {
   });
 
   mountPage(router, services, 'GET /dataset', async (ctx) => {
-    const params = new URLSearchParams(ctx.querystring);
-    const filters = Object.fromEntries(FACET_KEYS.map((key) => [key, params.getAll(key).filter(Boolean).slice(0, 50)])) as Record<
-      FacetKey,
-      string[]
-    >;
-    const offset = Math.max(0, Math.min(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 10_000));
-    const state: SearchState = { q: (params.get('q') ?? '').trim().slice(0, 500), filters, offset, limit: PAGE_SIZE };
+    const state = searchStateOf(new URLSearchParams(ctx.querystring), PAGE_SIZE);
     const [frame, results] = await Promise.all([
       frameOf(ctx, services),
       listDatasets(domainOf(ctx), actorOf(ctx), {
         q: state.q || undefined,
-        offset,
+        offset: state.offset,
         limit: PAGE_SIZE,
         private: true,
         include_facets: true,
         facet_limit: 10,
-        ...Object.fromEntries(FACET_KEYS.filter((key) => filters[key].length).map((key) => [key, filters[key]])),
+        ...searchFilters(state),
       }),
     ]);
     sendPage(ctx, <SearchPage frame={frame} state={state} page={results} />);

@@ -23,7 +23,8 @@ export const MAX_TEXT_CHARS = 500;
 /** The most values one filter (a field, included or excluded, over q and every fq) or date bounds may name. */
 export const MAX_FILTER_TERMS = 1000;
 
-type SetField = 'organization' | 'tags' | 'groups' | 'res_format' | 'license_id' | 'names' | 'ids';
+type RecordField = 'theme' | 'access_level' | 'frequency' | 'language' | 'publisher';
+type SetField = 'organization' | 'tags' | 'groups' | 'res_format' | 'license_id' | 'names' | 'ids' | RecordField;
 type DateField = 'updated' | 'created';
 
 /** Solr field → the listing's filter. */
@@ -36,9 +37,17 @@ const SET_FIELDS: Record<string, SetField> = {
   license_id: 'license_id',
   name: 'names',
   id: 'ids',
+  // The metadata record's fields, by ckanext-dcat's scheming names (publisher: by name).
+  theme: 'theme',
+  access_level: 'access_level',
+  frequency: 'frequency',
+  language: 'language',
+  publisher: 'publisher',
 };
+/** Record fields have no exclusion in the listing: `-theme:x` is refused rather than ignored. */
+const NOT_NEGATABLE = new Set<SetField>(['theme', 'access_level', 'frequency', 'language', 'publisher']);
 /** A dataset has one of each: two sets ANDed are their intersection. The others are many-valued. */
-const SINGLE_VALUED = new Set<SetField>(['organization', 'license_id', 'names', 'ids']);
+const SINGLE_VALUED = new Set<SetField>(['organization', 'license_id', 'names', 'ids', 'access_level', 'frequency', 'publisher']);
 const DATE_FIELDS: Record<string, DateField> = { metadata_modified: 'updated', metadata_created: 'created' };
 /** Fields whose every record has the one value named: a clause on them keeps all or nothing. */
 const CONSTANT_FIELDS: Record<string, string> = { dataset_type: 'dataset', type: 'dataset', state: 'active' };
@@ -262,6 +271,7 @@ function apply(acc: Accumulator, item: Item & { kind: 'field' }, source: string)
   const terms = value.terms.map((t) => t.trim()).filter(Boolean);
   if (terms.length === 0) throw refuse(source, `${field} has an empty value`);
   if (negated) {
+    if (NOT_NEGATABLE.has(key)) throw refuse(source, `Excluding by ${field} is not supported`);
     acc.exclude[key] = [...(acc.exclude[key] ?? []), ...terms];
     return;
   }

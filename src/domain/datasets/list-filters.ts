@@ -3,10 +3,11 @@ import { Dataset, Resource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
 import type { DatasetListQuery, TimeBound } from './list-query.ts';
+import { applyMetadataFilters, hasMetadataFilters } from './metadata-filters.ts';
 
 /**
  * The listing's filters on a dataset's own record and links that the vector index has no payload for
- * (time ranges, exact names or ids, exclusions). The listing applies them in SQL; the semantic side
+ * (time ranges, exact names or ids, exclusions, the metadata record and its coverage). The listing applies them in SQL; the semantic side
  * (search.ts) turns the same predicate into the list of dataset ids it may return, so both agree.
  */
 
@@ -29,7 +30,8 @@ export function hasRecordFilters(query: DatasetListQuery): boolean {
     timeBounds(query).length > 0 ||
     query.names !== undefined ||
     query.ids !== undefined ||
-    Object.values(exclude).some((list) => list !== undefined)
+    Object.values(exclude).some((list) => list !== undefined) ||
+    hasMetadataFilters(query)
   );
 }
 
@@ -63,8 +65,9 @@ export function datasetsWithFormat(ctx: DomainContext, formats: string[]) {
     .getKnexQuery();
 }
 
-/** Narrows `qb` (over `datasets`) by the query's time bounds, exact names and ids, and exclusions. */
+/** Narrows `qb` (over `datasets d`) by the query's time bounds, exact names and ids, exclusions, record and coverage. */
 export function applyRecordFilters(ctx: DomainContext, qb: QueryBuilder<Dataset>, query: DatasetListQuery): void {
+  applyMetadataFilters(qb, query);
   for (const bound of timeBounds(query)) qb.andWhere({ [TIME_COLUMNS[bound.field]]: { [OPERATORS[bound.op]]: bound.at } });
   if (query.names) qb.andWhere({ name: { $in: query.names } });
   if (query.ids) qb.andWhere({ id: { $in: query.ids.filter(isUuid) } });

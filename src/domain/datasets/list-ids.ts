@@ -9,6 +9,7 @@ import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
 import { applyRecordFilters, datasetsWith, datasetsWithFormat } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
+import { metadataFacets } from './metadata-filters.ts';
 import { searchDatasets, type SearchOutcome } from './search.ts';
 
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
@@ -99,7 +100,7 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
   };
 }
 
-/** Counts per organization, category, tag, format and license over the whole filtered set, not the page. */
+/** Counts per organization, category, tag, format, license and record value over the whole filtered set, not the page. */
 async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit: number) {
   const knex = ctx.em.getKnex();
   const ids = () => filtered.clone().select('d.id').getKnexQuery();
@@ -120,7 +121,7 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit
         .count('* as count')
         .groupBy(...columns),
     );
-  const [organization, groups, tags, resFormat, licenseId] = await Promise.all([
+  const [organization, groups, tags, resFormat, licenseId, record] = await Promise.all([
     perNamed('datasets as d', 'd.id', 'groups as g', ['g.id', 'd.owner_org_id'], ['g.name', 'g.title']),
     perNamed('dataset_groups as dg', 'dg.dataset_id', 'groups as g', ['g.id', 'dg.group_id'], ['g.name', 'g.title']),
     perNamed('dataset_tags as dt', 'dt.dataset_id', 'tags as t', ['t.id', 'dt.tag_id'], ['t.name']),
@@ -140,6 +141,7 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit
         .count('* as count')
         .groupBy('d.license_id'),
     ),
+    metadataFacets(knex, ids, limit),
   ]);
   const counted = (rows: Array<Record<string, unknown>>) =>
     rows.map((r) => ({ name: String(r.name), ...(typeof r.title === 'string' ? { title: r.title } : {}), count: Number(r.count) }));
@@ -149,5 +151,6 @@ async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit
     tags: counted(tags),
     res_format: counted(resFormat),
     license_id: counted(licenseId),
+    ...record,
   };
 }

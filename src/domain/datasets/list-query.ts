@@ -31,6 +31,18 @@ export interface DatasetListQuery {
   ids?: string[];
   /** Datasets that match any of these are left out (negated filters); within a key, any value excludes. */
   exclude?: DatasetExclusions;
+  /** Record filters (metadata-filters.ts): a theme's IRI or label, an access level, a frequency, a language, a publisher's name. */
+  theme?: string[];
+  access_level?: string[];
+  frequency?: string[];
+  language?: string[];
+  publisher?: string[];
+  /** Spatial coverage intersects this box: [west, south, east, north] in degrees. */
+  bbox?: readonly number[];
+  /** Temporal coverage overlaps the period from this date (ISO 8601, any precision); open when absent. */
+  temporal_start?: string;
+  /** … to this date, its last instant included; open when absent. */
+  temporal_end?: string;
 }
 
 /** One bound on `updatedAt` ("updated") or `createdAt` ("created"). */

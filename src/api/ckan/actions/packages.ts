@@ -2,6 +2,7 @@ import { catalogDatasetNames, searchCatalog, showCatalogDataset } from '../../..
 import type { DatasetListQuery } from '../../../domain/datasets/list-query.ts';
 import { unsupportedFilter } from '../../../domain/errors.ts';
 import { packageDict } from '../package-dict.ts';
+import { readCoverageParams } from '../coverage-params.ts';
 import { MAX_OFFSET } from '../params.ts';
 import { parseSearch } from '../solr-query.ts';
 import { required, type Action } from './action.ts';
@@ -13,7 +14,18 @@ const MAX_ROWS = 1000;
 /** Rows per facet at most (facet.limit above it, or -1 for "all", is capped here). */
 const MAX_FACET_LIMIT = 1000;
 /** Facet fields the listing counts. */
-const FACET_FIELDS = ['organization', 'groups', 'tags', 'res_format', 'license_id'] as const;
+const FACET_FIELDS = [
+  'organization',
+  'groups',
+  'tags',
+  'res_format',
+  'license_id',
+  'theme',
+  'access_level',
+  'frequency',
+  'language',
+  'publisher',
+] as const;
 type FacetField = (typeof FACET_FIELDS)[number];
 const SORT_FIELDS: Record<string, NonNullable<DatasetListQuery['sort_by']>> = {
   metadata_modified: 'updated',
@@ -59,7 +71,9 @@ function parseSort(sort: string, hasText: boolean): Pick<DatasetListQuery, 'sort
 }
 
 export const packageSearch: Action = {
-  help: 'Searches the active datasets: q, fq, fq_list, rows (max 1000), start, sort, facet.field, facet.limit, facet.mincount, include_private.',
+  help:
+    'Searches the active datasets: q, fq, fq_list, rows (max 1000), start, sort, facet.field, facet.limit, facet.mincount, include_private, ' +
+    'ext_bbox (W,S,E,N), ext_startdate and ext_enddate (temporal coverage overlap).',
   async run({ domain, actor, params }) {
     const q = params.string('q');
     // A repeated fq (or a list of them in a POST) is ANDed, like fq_list: none is dropped.
@@ -71,7 +85,7 @@ export const packageSearch: Action = {
     const facetLimit = params.int('facet.limit', { min: -1, max: MAX_FACET_LIMIT, clampMax: true }) ?? 50;
     const facetMincount = params.int('facet.mincount', { min: 0 }) ?? 1;
     const includePrivate = params.bool('include_private') ?? false;
-    params.check();
+    const coverage = readCoverageParams(params);
     const unknownFacet = facetFields.find((f) => !(FACET_FIELDS as readonly string[]).includes(f));
     if (unknownFacet) {
       throw unsupportedFilter(`Facets on "${unknownFacet}" are not supported; supported: ${FACET_FIELDS.join(', ')}`, [
@@ -82,6 +96,7 @@ export const packageSearch: Action = {
     const parsed = parseSearch(q, fqs);
     const query: DatasetListQuery = {
       ...parsed.filters,
+      ...coverage,
       ...(parsed.text ? { q: parsed.text } : {}),
       ...parseSort(sort, !!parsed.text),
       offset: start,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DATASET_FIELDS } from '../../../domain/datasets/field-table.ts';
+import { bboxText, coverageDate } from '../../../domain/datasets/coverage-query.ts';
 import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
 import { DATASET_RECORD, recordInputShape, recordOutputShape } from '../../../domain/metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../../../domain/metadata/distribution-record.ts';
@@ -171,6 +172,14 @@ export const ListQuery = z.object({
   sort_by: z.enum(['updated', 'created', 'name']).optional(),
   sort_order: z.enum(['asc', 'desc']).optional(),
   include_facets: flag.optional(),
+  theme: names.optional().describe('A theme’s IRI or label (any of them)'),
+  access_level: names.optional().describe('public, restricted public or non-public (any of them)'),
+  frequency: names.optional().describe('accrualPeriodicity as stored: R/P1Y, ANNUAL, an EU frequency IRI… (any of them)'),
+  language: names.optional().describe('A language tag or IRI as stored (any of them)'),
+  publisher: names.optional().describe('The publisher’s name (any of them)'),
+  bbox: bboxText.optional(),
+  temporal_start: coverageDate.optional().describe('Temporal coverage overlaps the period from this date (open when absent)'),
+  temporal_end: coverageDate.optional().describe('… up to the end of this date (open when absent); not before temporal_start'),
 });
 
 const Facet = z.array(z.object({ name: z.string(), title: z.string().optional(), count: z.number().int() }));
@@ -205,7 +214,18 @@ export const DatasetList = listOf(DatasetRecord.extend({ match: Match.optional()
     .optional()
     .describe('With q: whether the semantic half ran (on), was turned off (semantic=false), or could not (no model, index down)'),
   facets: z
-    .object({ organization: Facet, groups: Facet, tags: Facet, res_format: Facet, license_id: Facet })
+    .object({
+      organization: Facet,
+      groups: Facet,
+      tags: Facet,
+      res_format: Facet,
+      license_id: Facet,
+      theme: Facet,
+      access_level: Facet,
+      frequency: Facet,
+      language: Facet,
+      publisher: Facet,
+    })
     .optional()
     .describe('With include_facets: counts over the whole filtered set'),
 });
