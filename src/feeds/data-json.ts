@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
+import { storedValues } from '../domain/datasets/field-table.ts';
 import type { Extra } from '../domain/metadata/extras.ts';
+import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
 import {
   DATASET_KEYS,
   DISTRIBUTION_KEYS,
@@ -69,8 +71,16 @@ function withKeptFields(
   return out;
 }
 
+/** A distribution's field as the resource would hold it (its format upper-cased), to compare with what it holds. */
+function readStoredDistributionField(key: string, d: Raw) {
+  const partial = readDistributionField(key, d);
+  if (!partial) return null;
+  const stored = storedValues(RESOURCE_FIELDS, partial) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(partial).map(([k, v]) => [k, k in stored ? stored[k] : v]));
+}
+
 function distribution(resource: DataJsonResource) {
-  return withKeptFields(typedDistribution(resource), resource.customExtras, DISTRIBUTION_KEYS, readDistributionField, resource);
+  return withKeptFields(typedDistribution(resource), resource.customExtras, DISTRIBUTION_KEYS, readStoredDistributionField, resource);
 }
 
 const hasLink = (d: unknown) => Boolean(d && typeof d === 'object' && ((d as Raw).downloadURL || (d as Raw).accessURL));

@@ -90,3 +90,69 @@ test.serial('a second run of a data.json finds every dataset unchanged and creat
   const again = await runToEnd(fcc.id);
   t.like(again, { status: 'succeeded', created: 0, updated: 0, unchanged: first.created, failed: first.failed, removed: 0 });
 });
+
+test.serial(
+  'filters and defaults: 422 naming the field when they are not DCAT-US fields, values or a dcat-us source; shown in the source record',
+  async (t) => {
+    const org = await app.api.post('/api/v1/organizations', { name: 'filtered', title: 'Filtered' }, app.sysadmin);
+    t.is(org.status, 201, org.text);
+    const base = { name: 'filtered', type: 'dcat-us', url: `${files.url}/gsa.json`, organization: 'filtered' };
+    const refused = [
+      [{ filters: { accesslevel: ['non-public'] } }, 'filters.accesslevel'],
+      [{ filters: { accessLevel: [] } }, 'filters.accessLevel'],
+      [{ defaults: { bureauCode: '000:00' } }, 'defaults.bureauCode'],
+      [{ defaults: { programCode: ['1:1'] } }, 'defaults.programCode'],
+      [{ type: 'ckan', filters: { accessLevel: ['non-public'] } }, 'filters'],
+    ] as const;
+    for (const [body, path] of refused) {
+      const reply = await app.api.post('/api/v1/admin/harvest-sources', { ...base, ...body }, app.sysadmin);
+      t.is(reply.status, 422, `${JSON.stringify(body)}: ${reply.text}`);
+      t.true(
+        (reply.body.errors as Array<{ path: string }>).some((e) => e.path === path),
+        `${JSON.stringify(body)} names ${path}: ${reply.text}`,
+      );
+    }
+    const config = { filters: { accessLevel: ['non-public'] }, defaults: { language: ['en-US'] } };
+    const created = await app.api.post('/api/v1/admin/harvest-sources', { ...base, ...config }, app.sysadmin);
+    t.is(created.status, 201, created.text);
+    t.like(created.body, config);
+    const shown = await app.api.get(`/api/v1/admin/harvest-sources/${created.body.id}`, app.sysadmin);
+    t.like(shown.body, config);
+    const spec = await app.api.get('/api/v1/openapi.json');
+    const schema = spec.body.components.schemas.HarvestSource.properties;
+    t.truthy(schema.filters?.description?.includes('ckanext-datajson'), 'OpenAPI documents filters');
+    t.truthy(schema.defaults?.description, 'OpenAPI documents defaults');
+    // A PUT that breaks them is refused and changes nothing.
+    const put = await app.api.put(`/api/v1/admin/harvest-sources/${created.body.id}`, { defaults: { dataQuality: 'yes' } }, app.sysadmin);
+    t.is(put.status, 422, put.text);
+    t.like((await app.api.get(`/api/v1/admin/harvest-sources/${created.body.id}`, app.sysadmin)).body, config);
+  },
+);
+
+test.serial('a source whose filter excludes non-public records imports the others, with the defaults in the empty fields', async (t) => {
+  const sources = await app.api.get('/api/v1/admin/harvest-sources?limit=100', app.sysadmin);
+  const source = sources.body.results.find((s: { name: string }) => s.name === 'filtered');
+  t.truthy(source, 'the source of the previous test');
+  const raw = JSON.parse(await fs.readFile(path.join(DIR, 'gsa.json'), 'utf8')) as { dataset: Array<Record<string, unknown>> };
+  const kept = raw.dataset.filter((d) => d.accessLevel !== 'non-public');
+  const run = await runToEnd(source.id);
+  t.like(run, { status: 'succeeded', seen: kept.length, failed: 0 });
+  // Anonymously: every record but the non-public ones, all public metadata.
+  const records: Array<Record<string, any>> = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await app.api.get(`/api/v1/packages?organization=filtered&limit=100&offset=${offset}`);
+    t.is(page.status, 200, page.text);
+    records.push(...page.body.results);
+    if (page.body.results.length < 100) break;
+  }
+  t.is(records.length, kept.length);
+  t.false(records.some((d) => d.accessLevel === 'non-public'));
+  const restricted = kept.find((d) => d.accessLevel === 'restricted public')!;
+  const record = records.find((d) => d.identifier === restricted.identifier);
+  t.like(record, { private: false, accessLevel: 'restricted public' });
+  // The default fills a record that has no language; one that has its own keeps it.
+  const without = kept.find((d) => d.language === undefined)!;
+  t.deepEqual(records.find((d) => d.identifier === without.identifier)?.language, ['en-US']);
+  const own = kept.find((d) => Array.isArray(d.language) && d.language[0] !== 'en-US')!;
+  t.deepEqual(records.find((d) => d.identifier === own.identifier)?.language, own.language);
+});

@@ -13,8 +13,8 @@ import type { ResourceFieldValues } from '../resources/field-table.ts';
  * The dataset's fields of the table (src/domain/datasets/field-table.ts) as the source gives them: a
  * field the reader does not read is left out, and the domain takes it as unset. `licenseId` is an id of
  * src/domain/licenses.ts when the source's license is recognised, else the source's own id or URL;
- * `private` is set for DCAT-US `accessLevel: restricted public` and CKAN private datasets, which stay
- * within the organization.
+ * `private` is set for CKAN private datasets, which stay within the organization
+ * (DCAT-US records are public metadata whatever their `accessLevel`, which the record keeps).
  */
 type HarvestedFields = Partial<DatasetFieldValues> & { title: string };
 
@@ -54,8 +54,8 @@ export type HarvestResource = {
 
 /**
  * One record of a page: mapped, or refused with its reason (a record never stops a run). `withdrawn`:
- * refused because the source says it is not public (DCAT-US `accessLevel: non-public`, DCAT-AP
- * `NON_PUBLIC`), so a dataset harvested from it before is taken out of public view (src/domain/harvest).
+ * refused because the source says it is not public (DCAT-AP `NON_PUBLIC`; DCAT-US
+ * `accessLevel: non-public` is imported, as data.gov does), so a dataset harvested from it before is taken out of public view (src/domain/harvest).
  */
 export type HarvestItem =
   { kind: 'record'; record: HarvestRecord } | { kind: 'refused'; remoteId: string; title: string | null; reason: string; withdrawn?: true };

@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
+import { storedValues } from '../../domain/datasets/field-table.ts';
 import type { HarvestRecord, HarvestResource } from '../../domain/harvest/record.ts';
+import { RESOURCE_FIELDS } from '../../domain/resources/field-table.ts';
 import { DATASET_RECORD, recordKeys } from '../../domain/metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../../domain/metadata/distribution-record.ts';
 import type { Extra } from '../../domain/metadata/extras.ts';
@@ -78,7 +80,8 @@ function distributionOf(value: unknown): HarvestResource | null {
   const url = text(dist?.downloadURL) ?? text(dist?.accessURL);
   if (!dist || !url) return null;
   const { view, typedKeys, extras } = readObject<ResourceView>(dist, readDistributionField, []);
-  const resource: DataJsonResource = { ...view, url, urlType: 'link', customExtras: [] };
+  // As the resource will hold them (its format upper-cased), so a format written otherwise is kept as written.
+  const resource: DataJsonResource = { ...view, ...storedValues(RESOURCE_FIELDS, view), url, urlType: 'link', customExtras: [] };
   keepUnlikeWritten(dist, typedDistribution(resource), typedKeys, extras);
   return {
     url,
