@@ -1,5 +1,6 @@
-/** `npm run bench [-- startup|search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
+import { benchCoverageSearch } from './coverage-search.ts';
 import { benchEmbeddings } from './embeddings.ts';
 import { benchHarvest } from './harvest.ts';
 import { benchHybrid } from './hybrid.ts';
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<object>> = {
   reads: () => benchReads(),
   'bulk-create': () => benchBulkCreate(Number(process.env.BENCH_RECORDS ?? 400)),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
+  'coverage-search': () => benchCoverageSearch(Number(process.env.BENCH_DATASETS ?? 100_000)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);

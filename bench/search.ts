@@ -12,7 +12,7 @@ import { createLogger } from '../src/logger.ts';
 import { seedCatalog } from './catalog-seed.ts';
 import { startAppOn, startEngines } from '../test/helpers/engines.ts';
 
-const QUERIES = [
+export const QUERIES = [
   'medicare',
   'veterans health',
   'energy efficiency',
