@@ -450,7 +450,18 @@ test('facets: shape, counted over the whole filtered set, never counting unseen 
   const res = await list(t, `organization=${org.name}&include_facets&limit=1`, anonymous);
   t.is(res.body.count, 3);
   t.is(res.body.results.length, 1);
-  t.deepEqual(Object.keys(res.body.facets).sort(), ['groups', 'license_id', 'organization', 'res_format', 'tags']);
+  t.deepEqual(Object.keys(res.body.facets).sort(), [
+    'access_level',
+    'frequency',
+    'groups',
+    'language',
+    'license_id',
+    'organization',
+    'publisher',
+    'res_format',
+    'tags',
+    'theme',
+  ]);
   const f = res.body.facets;
   t.deepEqual(f.organization, [{ name: org.name, title: org.title, count: 3 }]);
   t.deepEqual(f.groups, [
