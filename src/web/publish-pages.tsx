@@ -5,23 +5,34 @@ import { mayEditDataset, orgRolesOf } from '../domain/datasets/access.ts';
 import { placeableOrganizations } from '../domain/datasets/references.ts';
 import { createDraft, getDataset, publishDataset, updateDataset } from '../domain/datasets/lifecycle.ts';
 import { DomainError, forbidden, validationFailed, type FieldError } from '../domain/errors.ts';
+import { DATASET_RECORD, recordKeys } from '../domain/metadata/dataset-record.ts';
+import type { DatasetMetadataInput } from '../domain/metadata/record-io.ts';
+import type { ProfileField } from '../domain/metadata/profiles-fields.ts';
+import { profileFieldsFor } from '../domain/metadata/profiles.ts';
 import { addResource } from '../domain/resources/resources.ts';
 import { fieldErrors } from '../http/validate.ts';
 import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { actorOf, domainOf, frameOf, loggedIn, mountPage } from './page-context.tsx';
-import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption } from './pages/dataset-form.tsx';
+import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption, type ProfileForm } from './pages/dataset-form.tsx';
+import { customFieldsOfForm, customValuesOfForm, customValuesOfRecord, valuesOutsideProfile } from './profile-form.ts';
 import type { DatasetDetail } from './pages/types.ts';
 import { sendPage } from './render.ts';
 import type { DomainServices } from '../domain/context.ts';
 
-const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false };
+const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false, custom: {} };
+
+/** The profile fields of a dataset in this organization (none yet: the site's), as the form shows them. */
+async function profileForm(ctx: Context, orgId: string | null, stored: Record<string, unknown> = {}): Promise<ProfileForm> {
+  const fields = (await profileFieldsFor(domainOf(ctx), orgId)).dataset;
+  return { fields, outside: valuesOutsideProfile(fields, stored) };
+}
 
 /** The organizations the caller may place a dataset in: the domain's rule, as the form's choices. */
 const orgOptions = async (ctx: Context): Promise<OrgOption[]> =>
   placeableOrganizations(domainOf(ctx), actorOf(ctx), await orgRolesOf(domainOf(ctx), actorOf(ctx)));
 
-const valuesOf = (form: URLSearchParams): FormValues => ({
+const valuesOf = (form: URLSearchParams, fields: ProfileField[]): FormValues => ({
   name: form.get('name')?.trim() ?? '',
   title: form.get('title')?.trim() ?? '',
   notes: form.get('notes') ?? '',
@@ -29,9 +40,10 @@ const valuesOf = (form: URLSearchParams): FormValues => ({
   licenseId: form.get('licenseId') ?? '',
   tags: form.get('tags') ?? '',
   private: form.get('private') === 'true',
+  custom: customValuesOfForm(form, fields),
 });
 
-const valuesOfDataset = (d: DatasetDetail): FormValues => ({
+const valuesOfDataset = (d: DatasetDetail, fields: ProfileField[]): FormValues => ({
   name: d.name,
   title: d.title ?? '',
   notes: d.notes ?? '',
@@ -39,6 +51,7 @@ const valuesOfDataset = (d: DatasetDetail): FormValues => ({
   licenseId: d.licenseId ?? '',
   tags: d.tags.join(', '),
   private: d.private,
+  custom: customValuesOfRecord(fields, d.customFields),
 });
 
 /**
@@ -53,10 +66,12 @@ const keptFields = (d: DatasetDetail) => ({
   version: d.version,
   url: d.url,
   groups: d.groups.map((g) => g.name),
+  // The metadata record and extras the form has no input for: a published dataset's PUT would clear them.
+  ...(Object.fromEntries([...recordKeys(DATASET_RECORD), 'extras'].map((k) => [k, d[k as keyof DatasetDetail]])) as DatasetMetadataInput),
 });
 
 /** The form as the API's body, checked by the API's own schema: an empty field clears it, an empty name keeps the one there is. */
-function inputOf(values: FormValues) {
+function inputOf(values: FormValues, profile: ProfileForm, stored: Record<string, unknown> = {}) {
   const orNull = (value: string) => (value.trim() === '' ? null : value);
   const parsed = DatasetFields.safeParse({
     ...(values.name ? { name: values.name } : {}),
@@ -69,6 +84,7 @@ function inputOf(values: FormValues) {
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean),
+    customFields: customFieldsOfForm(profile.fields, values.custom, stored),
   });
   if (!parsed.success) throw validationFailed(fieldErrors(parsed.error), 'Some fields need attention.');
   return parsed.data;
@@ -88,30 +104,40 @@ const editPath = (name: string) => `/dataset/${encodeURIComponent(name)}/edit`;
 export function mountPublishPages(router: Router, services: DomainServices) {
   mountPage(router, services, 'GET /dataset/new', async (ctx) => {
     if (!loggedIn(ctx)) return;
-    const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
-    sendPage(ctx, <NewDatasetPage frame={frame} values={EMPTY} errors={[]} orgs={orgs} />);
+    const [frame, orgs, profile] = await Promise.all([frameOf(ctx, services), orgOptions(ctx), profileForm(ctx, null)]);
+    sendPage(ctx, <NewDatasetPage frame={frame} values={EMPTY} errors={[]} orgs={orgs} profile={profile} />);
   });
 
   mountPage(router, services, 'POST /dataset/new', async (ctx) => {
     const form = await readForm(ctx);
     checkCsrf(ctx, form);
     if (!loggedIn(ctx)) return;
-    const values = valuesOf(form);
+    const profile = await profileForm(ctx, null);
+    const values = valuesOf(form, profile.fields);
     try {
-      const draft = await createDraft(domainOf(ctx), actorOf(ctx), inputOf(values));
+      const draft = await createDraft(domainOf(ctx), actorOf(ctx), inputOf(values, profile));
       ctx.redirect(editPath(draft.name));
     } catch (err) {
       const errors = fieldErrorsOf(err);
       if (!errors) throw err;
       const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
-      sendPage(ctx, <NewDatasetPage frame={frame} values={values} errors={errors} orgs={orgs} />, (err as DomainError).status);
+      sendPage(
+        ctx,
+        <NewDatasetPage frame={frame} values={values} errors={errors} orgs={orgs} profile={profile} />,
+        (err as DomainError).status,
+      );
     }
   });
 
   /** The draft page, with the form's values and errors when a post failed. */
-  const showDraft = async (ctx: Context, draft: DatasetDetail, values: FormValues, errors: FieldError[], status = 200) => {
-    const [frame, orgs] = await Promise.all([frameOf(ctx, services), orgOptions(ctx)]);
-    sendPage(ctx, <EditDatasetPage frame={frame} dataset={draft} values={values} errors={errors} orgs={orgs} />, status);
+  const showDraft = async (ctx: Context, draft: DatasetDetail, values: FormValues | null, errors: FieldError[], status = 200) => {
+    const [frame, orgs, profile] = await Promise.all([
+      frameOf(ctx, services),
+      orgOptions(ctx),
+      profileForm(ctx, draft.ownerOrg, draft.customFields),
+    ]);
+    const shown = values ?? valuesOfDataset(draft, profile.fields);
+    sendPage(ctx, <EditDatasetPage frame={frame} dataset={draft} values={shown} errors={errors} orgs={orgs} profile={profile} />, status);
   };
   /**
    * A draft, else a published dataset, that the caller may edit: the page edits both. Someone who may see
@@ -133,7 +159,7 @@ export function mountPublishPages(router: Router, services: DomainServices) {
   mountPage(router, services, 'GET /dataset/:name/edit', async (ctx) => {
     if (!loggedIn(ctx)) return;
     const draft = await loadDraft(ctx);
-    await showDraft(ctx, draft, valuesOfDataset(draft), []);
+    await showDraft(ctx, draft, null, []);
   });
 
   mountPage(router, services, 'POST /dataset/:name/edit', async (ctx) => {
@@ -141,9 +167,11 @@ export function mountPublishPages(router: Router, services: DomainServices) {
     checkCsrf(ctx, form);
     if (!loggedIn(ctx)) return;
     const draft = await loadDraft(ctx);
-    const values = valuesOf(form);
+    const profile = await profileForm(ctx, draft.ownerOrg, draft.customFields);
+    const values = valuesOf(form, profile.fields);
     try {
-      const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, { ...keptFields(draft), ...inputOf(values) });
+      const input = { ...keptFields(draft), ...inputOf(values, profile, draft.customFields) };
+      const saved = await updateDataset(domainOf(ctx), actorOf(ctx), draft.id, input);
       ctx.redirect(saved.state === 'active' ? `/dataset/${encodeURIComponent(saved.name)}` : editPath(saved.name));
     } catch (err) {
       const errors = fieldErrorsOf(err);
@@ -170,7 +198,7 @@ export function mountPublishPages(router: Router, services: DomainServices) {
     } catch (err) {
       const errors = fieldErrorsOf(err);
       if (!errors) throw err;
-      await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+      await showDraft(ctx, draft, null, errors, (err as DomainError).status);
     }
   });
 
@@ -185,7 +213,7 @@ export function mountPublishPages(router: Router, services: DomainServices) {
     } catch (err) {
       const errors = fieldErrorsOf(err);
       if (!errors) throw err;
-      await showDraft(ctx, draft, valuesOfDataset(draft), errors, (err as DomainError).status);
+      await showDraft(ctx, draft, null, errors, (err as DomainError).status);
     }
   });
 }

@@ -1,7 +1,10 @@
 import type { FieldError } from '../../domain/errors.ts';
 import { LICENSES } from '../../domain/licenses.ts';
+import type { ProfileField } from '../../domain/metadata/profiles-fields.ts';
+import type { CustomFormValues } from '../profile-form.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 import { formatBytes } from './dataset.tsx';
+import { ProfileInputs } from './profile-inputs.tsx';
 import type { DatasetDetail } from './types.ts';
 
 export interface FormValues {
@@ -12,6 +15,14 @@ export interface FormValues {
   licenseId: string;
   tags: string;
   private: boolean;
+  /** The metadata profile's fields, as entered. */
+  custom: CustomFormValues;
+}
+
+/** The profile fields the form shows, and the values the dataset holds outside them. */
+export interface ProfileForm {
+  fields: ProfileField[];
+  outside: Array<[string, unknown]>;
 }
 
 export interface OrgOption {
@@ -42,7 +53,7 @@ function withCurrent(options: OrgOption[], current: string): OrgOption[] {
 }
 
 /** The dataset's own fields: the same form creates a draft and edits one. */
-function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOption[] }) {
+function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOption[]; profile: ProfileForm }) {
   const { values, errors } = props;
   return (
     <>
@@ -95,12 +106,19 @@ function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOpti
       <label class="check">
         <input type="checkbox" name="private" value="true" checked={values.private} /> Private: only the organization's members see it
       </label>
+      <ProfileInputs fields={props.profile.fields} values={values.custom} outside={props.profile.outside} errors={errors} />
     </>
   );
 }
 
 /** GET /dataset/new: a draft starts here; nothing is public until it is published. */
-export function NewDatasetPage(props: { frame: PageFrame; values: FormValues; errors: FieldError[]; orgs: OrgOption[] }) {
+export function NewDatasetPage(props: {
+  frame: PageFrame;
+  values: FormValues;
+  errors: FieldError[];
+  orgs: OrgOption[];
+  profile: ProfileForm;
+}) {
   return (
     <Layout frame={props.frame} title="New dataset">
       <h1>New dataset</h1>
@@ -108,7 +126,7 @@ export function NewDatasetPage(props: { frame: PageFrame; values: FormValues; er
       <form method="post" action="/dataset/new" class="form">
         <input type="hidden" name="_csrf" value={props.frame.csrf} />
         {props.errors.length > 0 && <ErrorSummary errors={props.errors} />}
-        <Fields values={props.values} errors={props.errors} orgs={props.orgs} />
+        <Fields values={props.values} errors={props.errors} orgs={props.orgs} profile={props.profile} />
         <button type="submit">Create draft</button>
       </form>
     </Layout>
@@ -122,7 +140,8 @@ function ErrorSummary(props: { errors: FieldError[] }) {
       <ul>
         {props.errors.map((e) => (
           <li>
-            <a href={`#${e.path.split('.')[0]}`}>{`${e.path}: ${e.message}`}</a>
+            {/* A profile field's control is named by its whole path. */}
+            <a href={`#${e.path.startsWith('customFields.') ? e.path : e.path.split('.')[0]}`}>{`${e.path}: ${e.message}`}</a>
           </li>
         ))}
       </ul>
@@ -140,6 +159,7 @@ export function EditDatasetPage(props: {
   values: FormValues;
   errors: FieldError[];
   orgs: OrgOption[];
+  profile: ProfileForm;
 }) {
   const d = props.dataset;
   const base = `/dataset/${encodeURIComponent(d.name)}`;
@@ -158,7 +178,7 @@ export function EditDatasetPage(props: {
       {props.errors.length > 0 && <ErrorSummary errors={props.errors} />}
       <form method="post" action={`${base}/edit`} class="form" id="fields-form">
         <input type="hidden" name="_csrf" value={props.frame.csrf} />
-        <Fields values={props.values} errors={props.errors} orgs={props.orgs} />
+        <Fields values={props.values} errors={props.errors} orgs={props.orgs} profile={props.profile} />
         <button type="submit">{draft ? 'Save draft' : 'Save'}</button>
       </form>
 
