@@ -18,7 +18,8 @@ import { dcatUsRecord } from './dcat-us-record.ts';
  * slices under the cursor. The cursor carries the document's digest: when a later page finds the cache
  * gone (another worker, a restart) and the re-fetched document differs, the reader starts again from its
  * first dataset, under the new digest; records read before count once (the domain keys them by remote
- * id), and none is skipped.
+ * id), and none is skipped. A dataset the source's `filters` leave out is no item at all: a full run
+ * counts one harvested before as removed, as it would one gone from the document.
  */
 export const DCAT_US_PAGE_SIZE = 100;
 export const DATA_JSON_MAX_BYTES = 200 * 1024 * 1024;
