@@ -4,6 +4,8 @@ import { hasTypedPreview } from '../../domain/catalog/resources.ts';
 import { ckanFields, DATASET_FIELDS } from '../../domain/datasets/field-table.ts';
 import { RESOURCE_FIELDS } from '../../domain/resources/field-table.ts';
 import { licenseFor, LICENSES, type License } from '../../domain/licenses.ts';
+import { withExtras } from '../../domain/metadata/extras.ts';
+import { datasetCustomDict, datasetRecordDict, resourceMetadataDict } from './record-dict.ts';
 
 /**
  * Almanac's records as CKAN emits them (ckan/lib/dictization/model_dictize.py): every key present,
@@ -63,7 +65,10 @@ export const tagDict = (t: Pick<Tag, 'id' | 'name'>) => ({
   vocabulary_id: null,
 });
 
-/** CKAN's resource dict; the fields of the table after `mimetype`, but for the four placed before it had one. */
+/**
+ * CKAN's resource dict; the fields of the table after `mimetype`, but for the four placed before it had one;
+ * then the distribution record, profile fields and free extras (record-dict.ts).
+ */
 export function resourceDict(r: Resource) {
   const upload = r.urlType === 'upload';
   const { name, description, format, mimetype, ...fields } = ckanFields(RESOURCE_FIELDS, r);
@@ -90,12 +95,14 @@ export function resourceDict(r: Resource) {
     metadata_modified: ckanTimestamp(r.updatedAt),
     state: 'active',
     datastore_active: hasTypedPreview(r),
+    ...resourceMetadataDict(r),
   };
 }
 
 /**
  * Where a harvested dataset came from, as key/value extras under the keys ckanext-harvest uses
- * (`harvest_source_id`) and ours for the rest; none for datasets made here.
+ * (`harvest_source_id`) and ours for the rest; none for datasets made here. They follow the dataset's own
+ * extras, under keys those do not use (the CKAN reader drops them again: HARVEST_PROVENANCE_KEYS).
  */
 function harvestExtras(d: CatalogDataset['dataset']): Array<{ key: string; value: string }> {
   const source = d.harvestSource as { id: string } | null | undefined;
@@ -111,7 +118,8 @@ function harvestExtras(d: CatalogDataset['dataset']): Array<{ key: string; value
 
 /**
  * CKAN's package dict. The fields of the table come after `version` under their CKAN keys, but for those
- * CKAN itself places elsewhere.
+ * CKAN itself places elsewhere; the metadata record and the profile fields follow CKAN's own keys, and
+ * `extras` is the dataset's pairs byte for byte, in order, then the harvest provenance.
  */
 export function packageDict({ dataset: d, organization, resources }: CatalogDataset) {
   const { title, notes, url, version, license_id, private: isPrivate, ...fields } = ckanFields(DATASET_FIELDS, d);
@@ -151,10 +159,12 @@ export function packageDict({ dataset: d, organization, resources }: CatalogData
     num_tags: tags.length,
     tags,
     groups,
-    extras: harvestExtras(d),
+    extras: withExtras(d.extras ?? [], harvestExtras(d)),
     relationships_as_object: [],
     relationships_as_subject: [],
     resources: resources.map(resourceDict),
+    ...datasetRecordDict(d.metadata),
+    ...datasetCustomDict(d.customFields),
   };
 }
 

@@ -13,6 +13,7 @@ import type {
   SourceReader,
 } from '../../domain/harvest/record.ts';
 import { cleanTags } from '../tags.ts';
+import { ckanDatasetMetadata, ckanResourceMetadata } from './ckan-record.ts';
 import { byteCount, email, isoInstant, list, object, text } from '../values.ts';
 
 /**
@@ -83,7 +84,10 @@ function searchResults(body: unknown, searchUrl: string): unknown[] {
   throw new SourceInvalid(`${searchUrl} is not a CKAN Action API: no success flag with result.results in its answer`);
 }
 
-/** One package dict of package_search as a harvest item: a record, or refused with its reason. */
+/**
+ * One package dict of package_search as a harvest item: a record, or refused with its reason. Its
+ * metadata record, extras and scheming fields are read by ckan-record.ts.
+ */
 export function ckanPackageItem(site: string, value: unknown): HarvestItem {
   const dict = object(value);
   const remoteId = text(dict?.id);
@@ -126,6 +130,7 @@ export function ckanPackageItem(site: string, value: unknown): HarvestItem {
       version: text(dict.version),
       url: text(dict.url),
       modified: isoInstant(dict.metadata_modified),
+      ...ckanDatasetMetadata(dict),
       resources: list(dict.resources).flatMap((value) => {
         const resource = ckanResource(value);
         return resource ? [resource] : [];
@@ -146,5 +151,6 @@ function ckanResource(value: unknown): HarvestResource | null {
     format: text(dict.format),
     mimetype: text(dict.mimetype),
     size: byteCount(dict.size),
+    ...ckanResourceMetadata(dict),
   };
 }

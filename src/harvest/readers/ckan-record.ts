@@ -1,0 +1,80 @@
+import {
+  CKAN_PACKAGE_KEYS,
+  CKAN_RESOURCE_KEYS,
+  DATASET_RECORD_CKAN_KEYS,
+  DISTRIBUTION_RECORD_CKAN_KEYS,
+} from '../../api/ckan/record-dict.ts';
+import { DATASET_RECORD, type RecordTable } from '../../domain/metadata/dataset-record.ts';
+import { DISTRIBUTION_RECORD } from '../../domain/metadata/distribution-record.ts';
+import { withExtras, type Extra } from '../../domain/metadata/extras.ts';
+import { list, object } from '../values.ts';
+
+/**
+ * The metadata of a CKAN package dict, as a scheming site (ckanext-dcat's DCAT-AP schema, Almanac's own
+ * dicts) gives it: the record's keys under their CKAN names, `extras` as they come, and every other
+ * top-level key, a scheming site's own field, as a profile value. Values go to the record as given; the
+ * domain checks each and keeps what does not fit in the extras, so nothing is lost.
+ */
+
+/**
+ * Extras that say where the source itself harvested the dataset from (Almanac's dicts and
+ * ckanext-harvest's): the harvest here has its own, and would otherwise show the source's as if they were
+ * the dataset's.
+ */
+export const HARVEST_PROVENANCE_KEYS: ReadonlySet<string> = new Set([
+  'harvest_source_id',
+  'harvest_remote_id',
+  'harvest_remote_url',
+  'harvested_at',
+  'harvest_object_id',
+  'harvest_source_title',
+]);
+
+/** CKAN's extra values are text; anything else a site sends is kept as its JSON. */
+const extraValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
+
+/** `extras` of a dict: [{key, value}] in order, a key given twice kept once (its first value). */
+export function ckanExtras(value: unknown, skip: ReadonlySet<string> = new Set()): Extra[] {
+  const pairs = list(value).flatMap((v) => {
+    const pair = object(v);
+    const key = pair?.key;
+    return typeof key === 'string' && key && !skip.has(key) ? [{ key, value: extraValue(pair!.value) }] : [];
+  });
+  return withExtras([], pairs);
+}
+
+/** The record's values of a dict, by the record's keys (null and absent alike left out). */
+function recordValues(table: RecordTable, dict: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(table).flatMap(([key, field]) => {
+      const value = dict[field.ckan];
+      return value === undefined || value === null ? [] : [[key, value]];
+    }),
+  );
+}
+
+/** The keys that are neither CKAN's own nor the record's. */
+const otherEntries = (dict: Record<string, unknown>, known: ReadonlySet<string>, record: ReadonlySet<string>) =>
+  Object.entries(dict).filter(([key, value]) => !known.has(key) && !record.has(key) && value !== undefined);
+
+export function ckanDatasetMetadata(dict: Record<string, unknown>) {
+  return {
+    metadata: recordValues(DATASET_RECORD, dict),
+    extras: ckanExtras(dict.extras, HARVEST_PROVENANCE_KEYS),
+    customFields: Object.fromEntries(otherEntries(dict, CKAN_PACKAGE_KEYS, DATASET_RECORD_CKAN_KEYS)),
+  };
+}
+
+/**
+ * A resource's: its record, and every other top-level key as a free extra (CKAN flattens resource extras
+ * into the dict, and a harvested resource has no profile values of its own), text as is, else its JSON.
+ */
+export function ckanResourceMetadata(dict: Record<string, unknown>) {
+  return {
+    metadata: recordValues(DISTRIBUTION_RECORD, dict),
+    customExtras: withExtras(
+      [],
+      otherEntries(dict, CKAN_RESOURCE_KEYS, DISTRIBUTION_RECORD_CKAN_KEYS).map(([key, value]) => ({ key, value: extraValue(value) })),
+    ),
+  };
+}
