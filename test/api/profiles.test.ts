@@ -57,6 +57,22 @@ const RESOURCE_FIELDS = [
 const create = (fields: Record<string, unknown>, org = orgA.name) =>
   app.api.post(PKG, { name: unique('prof'), ownerOrg: org, licenseId: 'cc-by-4.0', ...fields }, as(people.editor));
 
+/** MCP's get_dataset as a stateless client calls it, as the editor. */
+async function mcpGetDataset(nameOrId: string) {
+  const reply = await fetch(`${app.url}/api/mcp`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${people.editor.token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_dataset', arguments: { nameOrId } } }),
+  });
+  const text = await reply.text();
+  const json = text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)![1]!;
+  return JSON.parse(json).result.structuredContent;
+}
+
 // The site profile is shared by every test below: the ones that change it run one at a time, first.
 test.serial('a sysadmin defines the site profile: 201, then 200, read back as given', async (t) => {
   const created = await app.api.put(SITE, { datasetFields: SITE_FIELDS, resourceFields: RESOURCE_FIELDS }, app.sysadmin);
@@ -323,6 +339,9 @@ test.serial('changing the profile (a field removed, choices narrowed) loses no s
   t.deepEqual(fieldPaths(changed), ['customFields.population']);
   isProblem(t, await create({ customFields: { region: 'north' } }), 422, 'validation_failed');
   t.is((await create({ customFields: { region: 'west' } })).status, 201);
+
+  // MCP has no write tools: its get_dataset shows the same values, those outside the profile included.
+  t.deepEqual((await mcpGetDataset(d.body.name)).customFields, read.body.customFields);
 
   // Removing the site profile keeps the values too.
   t.is((await app.api.delete(SITE, app.sysadmin)).status, 204);
