@@ -15,12 +15,23 @@ import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { actorOf, domainOf, frameOf, loggedIn, mountPage } from './page-context.tsx';
 import { EditDatasetPage, NewDatasetPage, type FormValues, type OrgOption, type ProfileForm } from './pages/dataset-form.tsx';
+import { recordInputOfForm, recordValuesOfDataset, recordValuesOfForm } from './record-form.ts';
 import { customFieldsOfForm, customValuesOfForm, customValuesOfRecord, valuesOutsideProfile } from './profile-form.ts';
 import type { DatasetDetail } from './pages/types.ts';
 import { sendPage } from './render.ts';
 import type { DomainServices } from '../domain/context.ts';
 
-const EMPTY: FormValues = { name: '', title: '', notes: '', ownerOrg: '', licenseId: '', tags: '', private: false, custom: {} };
+const EMPTY: FormValues = {
+  name: '',
+  title: '',
+  notes: '',
+  ownerOrg: '',
+  licenseId: '',
+  tags: '',
+  private: false,
+  custom: {},
+  record: recordValuesOfDataset({}),
+};
 
 /** The profile fields of a dataset in this organization (none yet: the site's), as the form shows them. */
 async function profileForm(ctx: Context, orgId: string | null, stored: Record<string, unknown> = {}): Promise<ProfileForm> {
@@ -41,6 +52,7 @@ const valuesOf = (form: URLSearchParams, fields: ProfileField[]): FormValues => 
   tags: form.get('tags') ?? '',
   private: form.get('private') === 'true',
   custom: customValuesOfForm(form, fields),
+  record: recordValuesOfForm(form),
 });
 
 const valuesOfDataset = (d: DatasetDetail, fields: ProfileField[]): FormValues => ({
@@ -52,6 +64,7 @@ const valuesOfDataset = (d: DatasetDetail, fields: ProfileField[]): FormValues =
   tags: d.tags.join(', '),
   private: d.private,
   custom: customValuesOfRecord(fields, d.customFields),
+  record: recordValuesOfDataset(d),
 });
 
 /**
@@ -84,6 +97,7 @@ function inputOf(values: FormValues, profile: ProfileForm, stored: Record<string
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean),
+    ...recordInputOfForm(values.record),
     customFields: customFieldsOfForm(profile.fields, values.custom, stored),
   });
   if (!parsed.success) throw validationFailed(fieldErrors(parsed.error), 'Some fields need attention.');

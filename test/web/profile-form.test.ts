@@ -150,3 +150,67 @@ test.serial('the edit form adds the organization’s fields; after a profile cha
   t.is(record.rights, 'Kept through the form');
   t.deepEqual(record.extras, [{ key: 'note', value: 'kept' }]);
 });
+
+test.serial('the form edits the record’s plain keys, errors at the field; values it cannot hold exactly are kept', async (t) => {
+  const name = unique('pform-rec');
+  const polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [8, 52],
+        [9, 52],
+        [9, 53],
+        [8, 52],
+      ],
+    ],
+  };
+  const made = await app.api.post(
+    '/api/v1/packages',
+    {
+      name,
+      ownerOrg: org.name,
+      licenseId: 'cc-by-4.0',
+      spatial: [{ name: 'Somewhere', geometry: polygon }],
+      publisher: { name: 'Office of Statistics' },
+      customFields: { region: 'south' },
+    },
+    as(people.editor),
+  );
+  t.is(made.status, 201, made.text);
+  const form = (await page(`/dataset/${name}/edit`, { cookie: people.editor.cookie })).text;
+  t.true(form.includes('<textarea id="temporal" name="temporal"'), form);
+  t.false(form.includes('id="spatial"'), 'a place with a geometry is not offered as a box');
+
+  const fields: Array<[string, string]> = [
+    ['name', name],
+    ['ownerOrg', org.name],
+    ['licenseId', 'cc-by-4.0'],
+    ['customFields.region', 'south'],
+    ['accessLevel', 'restricted public'],
+    ['language', 'en\r\nde'],
+  ];
+  const inverted = await formPost(`/dataset/${name}/edit`, [...fields, ['temporal', '2020-01-02/2020-01-01']]);
+  t.is(inverted.status, 422);
+  t.regex(await inverted.text(), /<p class="field-error" id="temporal-error">temporal.0.end: must not end before it starts<\/p>/);
+
+  const saved = await formPost(`/dataset/${name}/edit`, [...fields, ['temporal', '2010/2019-12-31\r\n2021-01-01/']]);
+  t.is(saved.status, 302, await saved.text());
+  const record = (await app.api.get(`/api/v1/packages/${name}`, as(people.editor))).body;
+  t.deepEqual(record.temporal, [{ start: '2010', end: '2019-12-31' }, { start: '2021-01-01' }]);
+  t.is(record.accessLevel, 'restricted public');
+  t.deepEqual(record.language, ['en', 'de']);
+  t.deepEqual(record.spatial, [{ name: 'Somewhere', geometry: polygon }], 'kept');
+  t.deepEqual(record.publisher, { name: 'Office of Statistics' }, 'kept');
+
+  // A coverage that is only a box is edited as one.
+  const boxed = await formPost(`/dataset/new`, [
+    ['name', unique('pform-box')],
+    ['spatial', '6.5, 51.2, 11.6, 53.9'],
+    ['customFields.region', 'south'],
+  ]);
+  t.is(boxed.status, 302, await boxed.text());
+  const draftName = decodeURIComponent(boxed.headers.get('location')!.split('/')[2]!);
+  const draft = (await app.api.get(`/api/v1/packages/${draftName}?state=draft`, as(people.editor))).body;
+  t.deepEqual(draft.spatial, [{ bbox: [6.5, 51.2, 11.6, 53.9] }]);
+  t.true((await page(`/dataset/${draftName}/edit`, { cookie: people.editor.cookie })).text.includes('value="6.5,51.2,11.6,53.9"'));
+});

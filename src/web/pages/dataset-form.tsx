@@ -2,9 +2,11 @@ import type { FieldError } from '../../domain/errors.ts';
 import { LICENSES } from '../../domain/licenses.ts';
 import type { ProfileField } from '../../domain/metadata/profiles-fields.ts';
 import type { CustomFormValues } from '../profile-form.ts';
+import type { RecordFormValues } from '../record-form.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 import { formatBytes } from './dataset.tsx';
 import { ProfileInputs } from './profile-inputs.tsx';
+import { RecordInputs } from './record-inputs.tsx';
 import type { DatasetDetail } from './types.ts';
 
 export interface FormValues {
@@ -17,6 +19,8 @@ export interface FormValues {
   private: boolean;
   /** The metadata profile's fields, as entered. */
   custom: CustomFormValues;
+  /** The metadata record's keys the form edits, as entered. */
+  record: RecordFormValues;
 }
 
 /** The profile fields the form shows, and the values the dataset holds outside them. */
@@ -106,6 +110,7 @@ function Fields(props: { values: FormValues; errors: FieldError[]; orgs: OrgOpti
       <label class="check">
         <input type="checkbox" name="private" value="true" checked={values.private} /> Private: only the organization's members see it
       </label>
+      <RecordInputs values={values.record} errors={errors} />
       <ProfileInputs fields={props.profile.fields} values={values.custom} outside={props.profile.outside} errors={errors} />
     </>
   );
