@@ -5,6 +5,7 @@ import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
 import type { ColumnType } from '../tabular/column-schema.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
 import { plainFields } from './field-mappings.ts';
+import { schemaOrgAgent, schemaOrgCoverage, schemaOrgKeywords } from './schema-org-record.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
@@ -78,8 +79,11 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
   const title = dataset.title?.trim() || dataset.name;
   const license = licenseFor(dataset.licenseId);
   const files = dataset.resources.filter(described);
-  const publisher = dataset.organization ? { '@type': 'sc:Organization', name: dataset.organization.title } : undefined;
-  const creator = dataset.author ? { '@type': 'sc:Person', name: dataset.author } : publisher;
+  const organization = dataset.organization ? { '@type': 'sc:Organization', name: dataset.organization.title } : undefined;
+  const creator = dataset.author ? { '@type': 'sc:Person', name: dataset.author } : organization;
+  // The record's publisher when it names one, else the owning organization.
+  const publisher = dataset.publisher ? schemaOrgAgent(dataset.publisher, 'sc:') : organization;
+  const keywords = schemaOrgKeywords(dataset.tags, dataset);
   return {
     '@context': CROISSANT_CONTEXT,
     '@type': 'sc:Dataset',
@@ -95,7 +99,8 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
     datePublished: dataset.publishedAt ?? dataset.createdAt,
     dateModified: dataset.updatedAt,
     ...plainFields(DATASET_FIELDS, dataset, 'schemaOrg'),
-    ...(dataset.tags.length ? { keywords: dataset.tags } : {}),
+    ...schemaOrgCoverage(dataset, 'sc:'),
+    ...(keywords.length ? { keywords } : {}),
     distribution: files.map((r) => {
       const type = fileTypeOf(r);
       return {

@@ -3,12 +3,14 @@ import { licenseFor } from '../domain/licenses.ts';
 import { RESOURCE_FIELDS, type ResourceFieldValues } from '../domain/resources/field-table.ts';
 import { datasetIri, type CatalogSite } from './dcat-graph.ts';
 import { plainFields } from './field-mappings.ts';
+import { schemaOrgAgent, schemaOrgCoverage, schemaOrgKeywords, type SchemaOrgRecord } from './schema-org-record.ts';
 import { fileTypeOf } from './file-types.ts';
 import type { FeedDataset, ResourceRecord } from './public-datasets.ts';
 
 /** A dataset record with its resources, as GET /packages/{nameOrId} presents it. */
 export type SchemaOrgInput = Pick<FeedDataset, 'id' | 'name' | 'organization' | 'tags' | 'createdAt' | 'updatedAt' | 'publishedAt'> &
-  DatasetFieldValues & { resources: Array<Pick<ResourceRecord, 'url' | 'size' | 'hash'> & ResourceFieldValues> };
+  DatasetFieldValues &
+  SchemaOrgRecord & { resources: Array<Pick<ResourceRecord, 'url' | 'size' | 'hash'> & ResourceFieldValues> };
 
 /**
  * schema.org `Dataset` in JSON-LD, as Google Dataset Search reads it: what GET /api/v1/packages/{nameOrId}
@@ -25,6 +27,9 @@ export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
     ? { '@type': 'Person', name: dataset.author, ...(dataset.authorEmail ? { email: dataset.authorEmail } : {}) }
     : organization;
   const contact = dataset.maintainer || dataset.maintainerEmail;
+  // The record's publisher when it names one (a harvested agency, distinct from the owning organization).
+  const publisher = dataset.publisher ? schemaOrgAgent(dataset.publisher, '') : organization;
+  const keywords = schemaOrgKeywords(dataset.tags, dataset);
   return {
     '@context': 'https://schema.org/',
     '@type': 'Dataset',
@@ -34,12 +39,13 @@ export function schemaOrgDataset(site: CatalogSite, dataset: SchemaOrgInput) {
     description: dataset.notes?.trim() || title,
     url: dataset.url ?? `${site.publicUrl}/api/v1/packages/${dataset.name}`,
     identifier: dataset.id,
-    ...(dataset.tags.length ? { keywords: dataset.tags } : {}),
+    ...(keywords.length ? { keywords } : {}),
     ...(license ? { license: license.url ?? license.title } : {}),
     ...plainFields(DATASET_FIELDS, dataset, 'schemaOrg'),
+    ...schemaOrgCoverage(dataset, ''),
     isAccessibleForFree: true,
     ...(creator ? { creator } : {}),
-    ...(organization ? { publisher: organization } : {}),
+    ...(publisher ? { publisher } : {}),
     ...(contact
       ? {
           maintainer: {

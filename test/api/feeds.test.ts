@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { datasetIri, loadFeedFixtures, READINGS_API, type FeedFixtures } from '../helpers/feed-fixtures.ts';
 import { schemaOrgScript } from '../../src/feeds/schema-org.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { RECORD } from '../helpers/metadata-record.ts';
 
 /**
  * Issue 17 §2 over HTTP: DCAT-US `data.json` for data.gov-style harvesters, schema.org JSON-LD from the
@@ -166,34 +167,37 @@ test('GET /packages/{name} without ld+json in Accept is the plain JSON record, u
     t.is(reply.headers.get('content-type'), 'application/json; charset=utf-8');
     t.is(reply.body.id, fx.public.table.id);
     t.is(reply.body['@context'], undefined);
-    t.deepEqual(Object.keys(reply.body).sort(), [
-      ...recordKeys(DATASET_RECORD),
-      'customFields',
-      'extras',
-      'author',
-      'authorEmail',
-      'createdAt',
-      'creatorUserId',
-      'groups',
-      'harvest',
-      'id',
-      'licenseId',
-      'maintainer',
-      'maintainerEmail',
-      'name',
-      'notes',
-      'organization',
-      'ownerOrg',
-      'private',
-      'publishedAt',
-      'resources',
-      'state',
-      'tags',
-      'title',
-      'updatedAt',
-      'url',
-      'version',
-    ].sort());
+    t.deepEqual(
+      Object.keys(reply.body).sort(),
+      [
+        ...recordKeys(DATASET_RECORD),
+        'customFields',
+        'extras',
+        'author',
+        'authorEmail',
+        'createdAt',
+        'creatorUserId',
+        'groups',
+        'harvest',
+        'id',
+        'licenseId',
+        'maintainer',
+        'maintainerEmail',
+        'name',
+        'notes',
+        'organization',
+        'ownerOrg',
+        'private',
+        'publishedAt',
+        'resources',
+        'state',
+        'tags',
+        'title',
+        'updatedAt',
+        'url',
+        'version',
+      ].sort(),
+    );
     texts.push(reply.text);
   }
   // Byte for byte the same answer, whatever the Accept header that does not ask for JSON-LD.
@@ -309,4 +313,65 @@ test('a link whose query holds { } | ^ is written as a valid IRI in every RDF fo
     t.true(reply.text.includes(encoded), `${format}: the link is not encoded as an IRI`);
     t.false(reply.text.includes('{%22station'), `${format}: a raw { is left in an IRI`);
   }
+});
+
+// Serial, so it runs before the tests above and deletes its dataset before they list the catalog.
+test.serial('schema.org and Croissant pick up the record: coverage, publisher, languages, themes; license as before', async (t) => {
+  const made = await app.api.post(
+    PACKAGES,
+    { name: 'feeds-record', title: 'With a record', ownerOrg: fx.org.name, licenseId: 'cc-by-4.0', tags: ['water'], ...RECORD },
+    app.sysadmin,
+  );
+  t.is(made.status, 201, made.text);
+  try {
+    const schemaOrg = (await app.api.get(`${PACKAGES}/feeds-record`, accept('application/ld+json'))).body;
+    const croissant = (await app.api.get('/dataset/feeds-record/croissant.jsonld')).body;
+    t.deepEqual(schemaOrg.temporalCoverage, ['2010/2019-12-31', '2021-01-01T00:00:00Z/..']);
+    t.deepEqual(schemaOrg.spatialCoverage, [
+      {
+        '@type': 'Place',
+        '@id': 'https://sws.geonames.org/2862926/',
+        name: 'Lower Saxony',
+        geo: { '@type': 'GeoShape', box: '51.29 6.65 53.89 11.6' },
+      },
+      { '@type': 'Place', name: 'Test <polygon> & "area"', geo: { '@type': 'GeoShape', polygon: '52 8 52 9 53 9 53 8 52 8' } },
+    ]);
+    t.deepEqual(schemaOrg.publisher, {
+      '@type': 'Organization',
+      name: 'Office of Statistics',
+      parentOrganization: { '@type': 'Organization', '@id': 'https://example.gov/doc', name: 'Department of Commerce' },
+    });
+    t.deepEqual(schemaOrg.inLanguage, ['en-US', 'deu']);
+    t.deepEqual(schemaOrg.keywords, ['water', 'Energy', 'Environment']);
+    t.is(schemaOrg.license, 'https://creativecommons.org/licenses/by/4.0/');
+    t.deepEqual(
+      schemaOrg.creator,
+      { '@type': 'Organization', '@id': schemaOrg.creator['@id'], name: fx.org.title },
+      'still the organization',
+    );
+
+    t.deepEqual(croissant.temporalCoverage, schemaOrg.temporalCoverage);
+    t.deepEqual(croissant.spatialCoverage[0], {
+      ...schemaOrg.spatialCoverage[0],
+      '@type': 'sc:Place',
+      geo: { '@type': 'sc:GeoShape', box: '51.29 6.65 53.89 11.6' },
+    });
+    t.like(croissant.publisher, {
+      '@type': 'sc:Organization',
+      name: 'Office of Statistics',
+      parentOrganization: { '@type': 'sc:Organization' },
+    });
+    t.deepEqual(
+      [croissant.inLanguage, croissant.keywords, croissant.license],
+      [schemaOrg.inLanguage, schemaOrg.keywords, schemaOrg.license],
+    );
+  } finally {
+    await app.api.delete(`${PACKAGES}/${made.body.id}`, app.sysadmin);
+  }
+});
+
+test('without a record, schema.org names the owning organization as publisher and says no coverage', async (t) => {
+  const body = (await app.api.get(`${PACKAGES}/${fx.public.table.name}`, accept('application/ld+json'))).body;
+  t.like(body.publisher, { '@type': 'Organization', name: fx.org.title });
+  t.false('temporalCoverage' in body || 'spatialCoverage' in body || 'inLanguage' in body);
 });

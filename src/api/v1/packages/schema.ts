@@ -233,6 +233,39 @@ export const DatasetList = listOf(DatasetRecord.extend({ match: Match.optional()
 const SchemaOrgOrganization = z.object({ '@type': z.literal('Organization'), '@id': z.url(), name: z.string() });
 const SchemaOrgPerson = z.object({ '@type': z.literal('Person'), name: z.string().optional(), email: z.string().optional() });
 
+/** The record's publisher (src/feeds/schema-org-record.ts), with the organizations above it. */
+interface SchemaOrgAgentShape {
+  '@type': 'Organization';
+  '@id'?: string;
+  name?: string;
+  url?: string;
+  email?: string;
+  parentOrganization?: SchemaOrgAgentShape;
+}
+const SchemaOrgAgent: z.ZodType<SchemaOrgAgentShape> = z.lazy(() =>
+  z.object({
+    '@type': z.literal('Organization'),
+    '@id': z.string().optional(),
+    name: z.string().optional(),
+    url: z.string().optional(),
+    email: z.string().optional(),
+    parentOrganization: SchemaOrgAgent.optional(),
+  }),
+);
+const SchemaOrgPlace = z.object({
+  '@type': z.literal('Place'),
+  '@id': z.string().optional().describe('The place’s IRI (a gazetteer’s)'),
+  name: z.string().optional(),
+  geo: z
+    .union([
+      z.object({ '@type': z.literal('GeoShape'), box: z.string().optional(), polygon: z.string().optional() }),
+      z.object({ '@type': z.literal('GeoCoordinates'), latitude: z.number(), longitude: z.number() }),
+    ])
+    .optional()
+    .describe('A GeoShape box ("south west north east") or polygon ("lat lon …"), or a point'),
+});
+const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]);
+
 /** GET /packages/{nameOrId} with `Accept: application/ld+json` (src/feeds/schema-org.ts). */
 export const SchemaOrgDataset = z
   .object({
@@ -243,12 +276,18 @@ export const SchemaOrgDataset = z
     description: z.string(),
     url: z.string(),
     identifier: z.uuid(),
-    keywords: z.array(z.string()).optional(),
+    keywords: z.array(z.string()).optional().describe('Its tags, then its themes’ labels'),
     license: z.string().optional().describe('The license document’s URL, else its title'),
     ...schemaOrgShape(DATASET_FIELDS),
+    temporalCoverage: oneOrMany(z.string()).optional().describe('Its periods as ISO 8601 intervals, `..` for an open end'),
+    spatialCoverage: oneOrMany(SchemaOrgPlace).optional(),
+    inLanguage: oneOrMany(z.string()).optional().describe('BCP 47 tags (ISO 639-3 codes for the EU language table’s IRIs)'),
     isAccessibleForFree: z.boolean(),
     creator: z.union([SchemaOrgPerson, SchemaOrgOrganization]).optional(),
-    publisher: SchemaOrgOrganization.optional(),
+    publisher: z
+      .union([SchemaOrgOrganization, SchemaOrgAgent])
+      .optional()
+      .describe('The record’s publisher when it names one, else the owning organization'),
     maintainer: SchemaOrgPerson.optional(),
     dateCreated: z.iso.datetime(),
     dateModified: z.iso.datetime(),
