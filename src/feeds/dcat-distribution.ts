@@ -4,6 +4,7 @@ import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
 import { distributionIri, httpIri, isSiteIri, type CatalogSite, type Graph } from './dcat-document.ts';
 import { rawProperties } from './dcat-raw-triples.ts';
 import { DISTRIBUTION_WRITERS, writeRecord } from './dcat-record-writer.ts';
+import { licenseTypes } from './dcat-record-nodes.ts';
 import { iriNode, type Subject } from './dcat-terms.ts';
 import { dcatProperties, type DcatProperty } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
@@ -20,7 +21,7 @@ export function addLicense(graph: Graph, licenseId: string | null): Subject | nu
   const license = licenseFor(licenseId);
   if (!license || license.id === 'notspecified') return null;
   const node = httpIri(license.url) ?? blankNode(`license-${license.id.replace(/[^A-Za-z0-9_-]/g, '_')}`);
-  graph.add(node, rdf('type'), dct('LicenseDocument'));
+  licenseTypes({ add: (s, p, o) => graph.add(s, p, o), label: (s) => s }, node, license.id);
   graph.text(node, dct('title'), license.title);
   graph.add(node, dct('identifier'), literal(license.id));
   return node;
@@ -44,8 +45,10 @@ export function addFields(graph: Graph, node: Subject, properties: DcatProperty[
 /** A source's raw triples for the properties the record could not hold exactly, written in their place. */
 export function addRawProperties(graph: Graph, site: CatalogSite, node: Subject, raw: Map<string, Quad[]>) {
   for (const quads of raw.values()) {
-    // A harvested record describes itself only: never this site's catalog, datasets or organizations.
-    for (const q of quads) if (!isSiteIri(site, q.subject)) graph.add(q.subject as Subject, q.predicate as never, q.object, true);
+    // A harvested record describes itself only: never this site's catalog, other datasets or organizations.
+    for (const q of quads) {
+      if (q.subject.equals(node) || !isSiteIri(site, q.subject)) graph.add(q.subject as Subject, q.predicate as never, q.object, true);
+    }
   }
 }
 

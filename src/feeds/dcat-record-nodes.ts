@@ -1,5 +1,6 @@
 import { DataFactory } from 'n3';
-import type { Agent } from '../domain/metadata/values.ts';
+import type { Agent, RELATED_CLASSES } from '../domain/metadata/values.ts';
+import { knownLabel, licenceTypes } from './dcat-authority-terms.ts';
 import type { Place, Period } from '../domain/metadata/coverage.ts';
 import { dateLiteral, iriNode, locn, gsp, org, skos, type Subject, type TripleSink } from './dcat-terms.ts';
 import { dcat, dct, foaf, rdf, rdfs, vcard } from './vocabulary.ts';
@@ -24,19 +25,51 @@ const text = (w: NodeWriter, s: Subject, p: ReturnType<typeof namedNode>, value:
 
 export const mailto = (email: string) => namedNode(`mailto:${email}`);
 
-/** A concept of a vocabulary (theme, type, status, access rights): its IRI's node, labelled when the record has a label. */
+/**
+ * A concept of a vocabulary (theme, type, status, access rights): its IRI's node, labelled with the
+ * record's label, else the authority table's when Almanac knows it (a concept must have a prefLabel).
+ */
 export function conceptNode(w: NodeWriter, value: { uri?: string | null; label?: string | null }, type: string, suffix: string) {
   const node = nodeFor(w, value.uri, suffix);
   w.add(node, rdf('type'), namedNode(type));
-  text(w, node, skos('prefLabel'), value.label);
+  text(w, node, skos('prefLabel'), value.label ?? (type === skos('Concept').value ? knownLabel(value.uri) : null));
   return node;
 }
+
+/** A concept named by its IRI alone, labelled when the authority table is one Almanac knows. */
+const knownConcept = (w: NodeWriter, iri: string) => conceptNode(w, { uri: iri }, skos('Concept').value, 'concept');
 
 /** An IRI typed with the class its range wants (a standard, a page, legislation). */
 export function typedIri(w: NodeWriter, value: string, type: string) {
   const node = iriNode(value);
   if (node) w.add(node, rdf('type'), namedNode(type));
   return node;
+}
+
+/** A dct:LicenseDocument with the ADMS licence types its id or IRI names (dct:type, which DCAT-AP recommends). */
+export function licenseTypes(w: NodeWriter, node: Subject, idOrIri: string) {
+  w.add(node, rdf('type'), dct('LicenseDocument'));
+  for (const type of licenceTypes(idOrIri)) w.add(node, dct('type'), knownConcept(w, type));
+}
+
+/**
+ * A DCAT resource the record links to, described (class, title, description, publisher, contact) so that
+ * the link's range holds: a series of dcat:inSeries, the target of a qualified relation.
+ */
+export function relatedNode(
+  w: NodeWriter,
+  r: { uri: string; class: (typeof RELATED_CLASSES)[number]; title: string; description?: string | null; publisher?: Agent | null },
+  contact:
+    { name?: string | null; email?: string | null; url?: string | null; phone?: string | null; uri?: string | null } | null | undefined,
+  suffix: string,
+) {
+  const node = iriNode(r.uri);
+  if (!node) return;
+  w.add(node, rdf('type'), dcat(r.class));
+  text(w, node, dct('title'), r.title);
+  text(w, node, dct('description'), r.description);
+  if (r.publisher) w.add(node, dct('publisher'), agentNode(w, r.publisher, `${suffix}-publisher`));
+  if (contact) w.add(node, dcat('contactPoint'), contactNode(w, contact, `${suffix}-contact`));
 }
 
 /** A foaf:Agent, with the organizations above it (org:subOrganizationOf). */
@@ -50,11 +83,7 @@ export function agentNode(w: NodeWriter, agent: Agent, suffix: string, depth = 0
     w.add(node, foaf('homepage'), homepage);
     w.add(homepage, rdf('type'), foaf('Document'));
   }
-  const kind = iriNode(agent.type);
-  if (kind) {
-    w.add(node, dct('type'), kind);
-    w.add(kind, rdf('type'), namedNode(`${skos('Concept').value}`));
-  }
+  if (iriNode(agent.type)) w.add(node, dct('type'), knownConcept(w, agent.type!));
   if (agent.subOrganizationOf && depth < 5) {
     w.add(node, org('subOrganizationOf'), agentNode(w, agent.subOrganizationOf, `${suffix}-up`, depth + 1));
   }

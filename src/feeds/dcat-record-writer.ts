@@ -5,8 +5,10 @@ import {
   agentNode,
   conceptNode,
   contactNode,
+  licenseTypes,
   periodNode,
   placeNode,
+  relatedNode,
   statementNode,
   typedIri,
   type NodeWriter,
@@ -110,7 +112,8 @@ export const DATASET_WRITERS: Writers<DatasetRecordValues> = {
       const rel = blankNode(w.label(`relation-${i}`));
       w.add(node, dcat('qualifiedRelation'), rel);
       w.add(rel, rdf('type'), dcat('Relationship'));
-      w.add(rel, dct('relation'), namedNode(v.relation));
+      // DCAT-AP's SHACL wants the target an rdfs:Resource; its range, one of DCAT's resources (relatedResources says which).
+      w.add(rel, dct('relation'), typedIri(w, v.relation, rdfs('Resource').value)!);
       w.add(rel, dcat('hadRole'), typedIri(w, v.role, ROLE)!);
     }),
   qualifiedAttribution: (w, node, values) =>
@@ -121,6 +124,8 @@ export const DATASET_WRITERS: Writers<DatasetRecordValues> = {
       w.add(attribution, prov('agent'), agentNode(w, v.agent, `attribution-${i}-agent`));
       w.add(attribution, dcat('hadRole'), typedIri(w, v.role, ROLE)!);
     }),
+  // Triples about the linked resources only: the links themselves are isPartOf's and qualifiedRelation's.
+  relatedResources: (w, _node, values) => values.forEach((v, i) => relatedNode(w, v, v.contactPoint, `related-${i}`)),
   applicableLegislation: (w, node, values) => iris(w, node, dcatap('applicableLegislation'), values, eli('LegalResource').value),
   temporalResolution: (w, node, value) => w.add(node, dcat('temporalResolution'), typedLiteral(value, 'duration')),
   spatialResolutionInMeters: (w, node, value) => w.add(node, dcat('spatialResolutionInMeters'), typedLiteral(String(value), 'decimal')),
@@ -142,8 +147,10 @@ export const DISTRIBUTION_WRITERS: Writers<DistributionRecordValues> = {
     w.add(checksum, spdx('checksumValue'), typedLiteral(value.value.toLowerCase(), 'hexBinary'));
   },
   license: (w, node, value) => {
-    const license = typedIri(w, value, dct('LicenseDocument').value);
-    if (license) w.add(node, dct('license'), license);
+    const license = iriNode(value);
+    if (!license) return;
+    w.add(node, dct('license'), license);
+    licenseTypes(w, license, value);
   },
   rights: DATASET_WRITERS.rights,
   accessRights: DATASET_WRITERS.accessRights,
@@ -163,7 +170,8 @@ export const DISTRIBUTION_WRITERS: Writers<DistributionRecordValues> = {
     const type = mediaTypeIri(value);
     if (type) w.add(node, dcat('packageFormat'), typedIri(w, type.value, dct('MediaType').value)!);
   },
-  availability: (w, node, value) => w.add(node, dcatap('availability'), typedIri(w, value, skos('Concept').value)!),
+  availability: (w, node, value) =>
+    w.add(node, dcatap('availability'), conceptNode(w, { uri: value }, skos('Concept').value, 'availability')),
   status: DATASET_WRITERS.status,
   documentation: DATASET_WRITERS.documentation,
   applicableLegislation: DATASET_WRITERS.applicableLegislation,

@@ -5,8 +5,9 @@
 Each side is the dataset's concise bounded description (its triples and those of the blank nodes below
 them), the dataset node renamed to one IRI; then each distribution the source names, paired with the served
 one of the same IRI or the same access/download URL. Blank nodes are compared by isomorphism. Prints
-{"missing": [...], "added": [...], "pairs": n}: triples of the source not served, and triples served that
-the source did not have, less Almanac's own (see ALMANAC_ONLY).
+{"missing": [...], "added": [...], "pairs": n, "described": n}: triples of the source not served, and triples served that
+the source did not have, less Almanac's own (see ALMANAC_ONLY); `described`, the source's triples
+compared (0: the IRI named no dataset of the source).
 """
 import json
 import sys
@@ -82,7 +83,8 @@ def compare(source_path, source_iri, served_path, served_iri):
     source = rdflib.Graph().parse(source_path, format="turtle")
     served = rdflib.Graph().parse(served_path, format="turtle")
     s_node, a_node = URIRef(source_iri), URIRef(served_iri)
-    missing, added = diff(cbd(source, s_node), cbd(served, a_node))
+    described = cbd(source, s_node)
+    missing, added = diff(described, cbd(served, a_node))
     pairs = 0
     served_dists = list(served.objects(a_node, DCAT.distribution))
     for d in source.objects(s_node, DCAT.distribution):
@@ -94,7 +96,7 @@ def compare(source_path, source_iri, served_path, served_iri):
         m, a = diff(cbd(source, d), cbd(served, match))
         missing += m
         added += a
-    return {"missing": missing, "added": added, "pairs": pairs}
+    return {"missing": missing, "added": added, "pairs": pairs, "described": len(described)}
 
 
 if __name__ == "__main__":

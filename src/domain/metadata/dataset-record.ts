@@ -16,6 +16,7 @@ import {
   otherIdentifier,
   qualifiedAttribution,
   qualifiedRelation,
+  relatedResource,
   text,
   webUrl,
 } from './values.ts';
@@ -92,6 +93,11 @@ export const DATASET_RECORD = {
   wasGeneratedBy: { schema: list(iri), ckan: 'was_generated_by', about: 'Activities that made it (prov:wasGeneratedBy)' },
   qualifiedRelation: { schema: list(qualifiedRelation), ckan: 'qualified_relation', about: 'Relations with their role' },
   qualifiedAttribution: { schema: list(qualifiedAttribution), ckan: 'qualified_attribution', about: 'Agents with their role' },
+  relatedResources: {
+    schema: list(relatedResource, 50),
+    ckan: 'related_resources',
+    about: 'The series, datasets or services it links to (isPartOf, qualifiedRelation), described: class, title, description, publisher',
+  },
   applicableLegislation: { schema: list(iri), ckan: 'applicable_legislation', about: 'Legislation that mandates it (ELI IRIs)' },
   temporalResolution: { schema: duration, ckan: 'temporal_resolution', about: 'Its smallest time step (ISO 8601 duration)' },
   spatialResolutionInMeters: {

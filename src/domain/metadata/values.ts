@@ -146,3 +146,19 @@ export const checksum = z.strictObject({
 export const qualifiedRelation = z.strictObject({ relation: iri, role: iri });
 /** An agent and its role (prov:qualifiedAttribution). */
 export const qualifiedAttribution = z.strictObject({ agent, role: iri });
+
+export const RELATED_CLASSES = ['DatasetSeries', 'Dataset', 'DataService', 'Catalog'] as const;
+/**
+ * A DCAT resource the record links to (the series of dcat:inSeries, the target of a qualified relation),
+ * described as DCAT-AP wants of that link's range: of its class, with a title and description (mandatory)
+ * and its publisher and contact point (recommended for a series).
+ */
+export const relatedResource = z.strictObject({
+  uri: iri,
+  class: z.enum(RELATED_CLASSES, { error: `must be one of ${RELATED_CLASSES.join(', ')}` }),
+  title: text(),
+  description: text(LONG).nullish(),
+  // Lazily: TypeScript then still infers the whole record's types (eagerly, it gave up and said unknown).
+  publisher: z.lazy(() => agent).nullish(),
+  contactPoint: contact.nullish(),
+});
