@@ -50,13 +50,19 @@ export function applyMetadataFilters(qb: QueryBuilder<Dataset>, query: DatasetLi
     qb.andWhere(`(${documents.map(() => 'd.metadata @> ?::jsonb').join(' or ')})`, documents);
   }
   const coverage = coverageFilter(query);
+  // With words to search for, the keyword index is the selective one: `(…) is true` (the same rows, a
+  // null being false either way) keeps the planner from intersecting it with the GiST scans of wide boxes
+  // and periods, which cost more than checking the keyword matches one by one.
+  const check = (sql: string) => (query.q?.trim() ? `(${sql}) is true` : sql);
   if (coverage.bbox) {
     const [w, s, e, n] = coverage.bbox;
-    qb.andWhere('d.spatial_box && box(point(?::float8, ?::float8), point(?::float8, ?::float8))', [w, s, e, n]);
+    qb.andWhere(check('d.spatial_box && box(point(?::float8, ?::float8), point(?::float8, ?::float8))'), [w, s, e, n]);
   }
   if (coverage.temporal) {
     qb.andWhere(
-      `d.temporal_start is not null and tstzrange(d.temporal_start, d.temporal_end, '[]') && tstzrange(?::timestamptz, ?::timestamptz, '[]')`,
+      check(
+        `d.temporal_start is not null and tstzrange(d.temporal_start, d.temporal_end, '[]') && tstzrange(?::timestamptz, ?::timestamptz, '[]')`,
+      ),
       [coverage.from?.toISOString() ?? null, coverage.to?.toISOString() ?? null],
     );
   }
