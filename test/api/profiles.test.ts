@@ -291,11 +291,20 @@ test.serial('a profile can be given as JSON Schema of the supported subset; othe
   ]);
   const unsupported = await app.api.put(
     orgProfile(org.name),
-    { datasetSchema: { type: 'object', properties: { a: { type: 'string', allOf: [] }, b: { type: 'object' } } } },
+    {
+      datasetSchema: {
+        type: 'object',
+        properties: { a: { type: 'string', allOf: [] }, b: { type: 'object' }, c: { type: 'string', oneOf: [null] } },
+      },
+    },
     app.sysadmin,
   );
   isProblem(t, unsupported, 422, 'validation_failed');
-  t.deepEqual(fieldPaths(unsupported), ['datasetSchema.properties.a.allOf', 'datasetSchema.properties.b.type']);
+  t.deepEqual(fieldPaths(unsupported), [
+    'datasetSchema.properties.a.allOf',
+    'datasetSchema.properties.b.type',
+    'datasetSchema.properties.c.oneOf',
+  ]);
   const both = await app.api.put(orgProfile(org.name), { datasetSchema: schema, datasetFields: [] }, app.sysadmin);
   t.deepEqual(fieldPaths(both), ['datasetSchema']);
   t.is((await app.api.delete(orgProfile(org.name), app.sysadmin)).status, 204);

@@ -80,7 +80,10 @@ function closedList(s: Json, path: string, errors: FieldError[]) {
   if (Array.isArray(s.enum)) return { choices: s.enum.map((value) => ({ value })) };
   if (Array.isArray(s.oneOf)) {
     const ok = s.oneOf.every((o) => isObject(o) && Object.keys(o).every((k) => k === 'const' || k === 'title'));
-    if (!ok) errors.push({ path: `${path}.oneOf`, message: 'only a list of {const, title} is supported' });
+    if (!ok) {
+      errors.push({ path: `${path}.oneOf`, message: 'only a list of {const, title} is supported' });
+      return {};
+    }
     return { choices: s.oneOf.map((o: Json) => ({ value: o.const, ...(o.title !== undefined ? { label: o.title } : {}) })) };
   }
   return {};
