@@ -177,7 +177,8 @@ export const DISTRIBUTION_WRITERS: Writers<DistributionRecordValues> = {
   applicableLegislation: DATASET_WRITERS.applicableLegislation,
   accessService: (w, node, values) => iris(w, node, dcat('accessService'), values, dcat('DataService').value),
   hasPolicy: (w, node, value) => w.add(node, odrl('hasPolicy'), typedIri(w, value, odrl('Policy').value)!),
-  page: (w, node, values) => iris(w, node, foaf('page'), values, foaf('Document').value),
+  // Documentation is foaf:page (DCAT-AP); other related pages are rdfs:seeAlso, so the two come back apart.
+  page: (w, node, values) => iris(w, node, rdfs('seeAlso'), values),
 };
 
 /** Writes every key the record holds, in the table's order. */

@@ -2,7 +2,9 @@ import test from 'ava';
 import type { ServerResponse } from 'node:http';
 import { SourceInvalid, SourceUnavailable } from '../../src/domain/harvest/errors.ts';
 import type { HarvestCursor, HarvestItem, HarvestRecord } from '../../src/domain/harvest/record.ts';
-import { rdfSyntaxOf } from '../../src/harvest/readers/dcat-ap.ts';
+import { Parser } from 'n3';
+import { dcatApItem, rdfSyntaxOf } from '../../src/harvest/readers/dcat-ap.ts';
+import { RdfGraph } from '../../src/harvest/readers/rdf-terms.ts';
 import { sourceHostOnly, sourceReader } from '../../src/harvest/readers/index.ts';
 import { startFileServer } from '../helpers/file-server.ts';
 
@@ -280,4 +282,22 @@ test('the syntax comes from the Content-Type, else the extension, else the first
   const page = await sourceReader('dcat-ap', `${server.url}/plain`, { allowPrivateNetworks: true }).readPage(null, READ);
   t.is(records(page.items)[0]?.title, 'Soil');
   t.is(page.next, null);
+});
+
+test('a distribution’s documentation (foaf:page) and other pages (rdfs:seeAlso) map apart and need no raw triples', (t) => {
+  const graph = new RdfGraph(
+    new Parser({ baseIRI: 'https://remote.example/' }).parse(`${PREFIXES}
+<d> a dcat:Dataset ; dct:title "D" ; dct:description "About D" ; dcat:distribution <d/csv> .
+<d/csv> a dcat:Distribution ; dcat:accessURL <https://remote.example/d.csv> ;
+  foaf:page <https://remote.example/guide> ; rdfs:seeAlso <https://remote.example/blog> .`),
+  );
+  const item = dcatApItem(graph, { termType: 'NamedNode', value: 'https://remote.example/d' }, 0);
+  if (item.kind !== 'record') return t.fail(item.reason);
+  const [resource] = item.record.resources;
+  t.like(resource?.metadata, { documentation: ['https://remote.example/guide'], page: ['https://remote.example/blog'] });
+  // Both come back out of the feed's writers as written: nothing kept raw for them (only the untitled marker).
+  t.deepEqual(
+    (resource?.customExtras ?? []).map((e) => e.key),
+    ['http://purl.org/dc/terms/title'],
+  );
 });

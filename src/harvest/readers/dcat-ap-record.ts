@@ -181,7 +181,7 @@ function distributionValues(graph: RdfGraph, node: RdfTerm) {
     applicableLegislation: d.applicableLegislation,
     accessService: r.iris(node, `${DCAT}accessService`),
     hasPolicy: named(r.one(node, `${ODRL}hasPolicy`)),
-    page: [],
+    page: r.iris(node, `${RDFS}seeAlso`),
   };
 }
 
