@@ -7,14 +7,15 @@ import { allowedValues, type ProfileField } from '../domain/metadata/profiles-fi
  */
 export type CustomFormValues = Record<string, string | string[]>;
 
-/** The form control of a field is named `customFields.<name>`, as the error path names it. */
-export const controlName = (f: ProfileField) => `customFields.${f.name}`;
+/** The form control of a field is named `customFields.<name>`, as the error path names it (a resource's: `resource.customFields.<name>`). */
+export const controlName = (f: ProfileField, prefix = 'customFields') => `${prefix}.${f.name}`;
 
 /** A list with a closed set of values is a group of checkboxes; any other field is one control. */
 const isMultiple = (f: ProfileField) => f.type === 'list' && allowedValues(f) !== null;
 
-export function customValuesOfForm(form: URLSearchParams, fields: ProfileField[]): CustomFormValues {
-  return Object.fromEntries(fields.map((f) => [f.name, isMultiple(f) ? form.getAll(controlName(f)) : (form.get(controlName(f)) ?? '')]));
+export function customValuesOfForm(form: URLSearchParams, fields: ProfileField[], prefix?: string): CustomFormValues {
+  const control = (f: ProfileField) => controlName(f, prefix);
+  return Object.fromEntries(fields.map((f) => [f.name, isMultiple(f) ? form.getAll(control(f)) : (form.get(control(f)) ?? '')]));
 }
 
 /** A stored value as its control shows it. */

@@ -35,8 +35,8 @@ const EMPTY: FormValues = {
 
 /** The profile fields of a dataset in this organization (none yet: the site's), as the form shows them. */
 async function profileForm(ctx: Context, orgId: string | null, stored: Record<string, unknown> = {}): Promise<ProfileForm> {
-  const fields = (await profileFieldsFor(domainOf(ctx), orgId)).dataset;
-  return { fields, outside: valuesOutsideProfile(fields, stored) };
+  const { dataset: fields, resource: resourceFields } = await profileFieldsFor(domainOf(ctx), orgId);
+  return { fields, outside: valuesOutsideProfile(fields, stored), resourceFields };
 }
 
 /** The organizations the caller may place a dataset in: the domain's rule, as the form's choices. */
@@ -199,18 +199,23 @@ export function mountPublishPages(router: Router, services: DomainServices) {
     checkCsrf(ctx, form);
     if (!loggedIn(ctx)) return;
     const draft = await loadDraft(ctx);
+    const { resourceFields } = await profileForm(ctx, draft.ownerOrg);
+    const prefix = 'resource.customFields';
     const parsed = ResourceBody.safeParse({
       urlType: 'link',
       url: form.get('url') || null,
       name: form.get('name') || null,
       format: form.get('format') || null,
+      customFields: customFieldsOfForm(resourceFields, customValuesOfForm(form, resourceFields, prefix), {}),
     });
     try {
       if (!parsed.success) throw validationFailed(fieldErrors(parsed.error, 'resource'), 'The link needs attention.');
       await addResource(domainOf(ctx), actorOf(ctx), draft.id, parsed.data);
       ctx.redirect(editPath(draft.name));
     } catch (err) {
-      const errors = fieldErrorsOf(err);
+      // The domain names a profile value `customFields.<name>`: in this form, the resource's control.
+      const errors =
+        fieldErrorsOf(err)?.map((e) => (e.path.startsWith('customFields.') ? { ...e, path: `resource.${e.path}` } : e)) ?? null;
       if (!errors) throw err;
       await showDraft(ctx, draft, null, errors, (err as DomainError).status);
     }

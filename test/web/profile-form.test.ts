@@ -214,3 +214,30 @@ test.serial('the form edits the record’s plain keys, errors at the field; valu
   t.deepEqual(draft.spatial, [{ bbox: [6.5, 51.2, 11.6, 53.9] }]);
   t.true((await page(`/dataset/${draftName}/edit`, { cookie: people.editor.cookie })).text.includes('value="6.5,51.2,11.6,53.9"'));
 });
+
+test.serial('the add-a-link form has the resource profile’s fields, judged as REST judges them', async (t) => {
+  const site = await app.api.put(
+    '/api/v1/admin/profiles/site',
+    {
+      resourceFields: [{ name: 'granularity', type: 'choice', label: 'Granularity', choices: [{ value: 'daily' }, { value: 'monthly' }] }],
+    },
+    app.sysadmin,
+  );
+  t.is(site.status, 200, site.text);
+  const name = unique('pform-res');
+  t.is((await app.api.post('/api/v1/packages/drafts', { name, ownerOrg: org.name }, as(people.editor))).status, 201);
+  const edit = (await page(`/dataset/${name}/edit`, { cookie: people.editor.cookie })).text;
+  t.true(edit.includes('<select id="resource.customFields.granularity" name="resource.customFields.granularity"'), edit);
+
+  const link: Array<[string, string]> = [['url', 'https://example.org/data.csv']];
+  const refused = await formPost(`/dataset/${name}/resources`, [...link, ['resource.customFields.granularity', 'hourly']]);
+  t.is(refused.status, 422);
+  const html = await refused.text();
+  t.regex(html, /<p class="field-error" id="resource.customFields.granularity-error">must be one of: daily, monthly<\/p>/);
+  t.true(html.includes('href="#resource.customFields.granularity"'));
+
+  const added = await formPost(`/dataset/${name}/resources`, [...link, ['resource.customFields.granularity', 'daily']]);
+  t.is(added.status, 302, await added.text());
+  const draft = (await app.api.get(`/api/v1/packages/${name}?state=draft`, as(people.editor))).body;
+  t.deepEqual(draft.resources[0].customFields, { granularity: 'daily' });
+});

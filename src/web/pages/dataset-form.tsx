@@ -27,6 +27,8 @@ export interface FormValues {
 export interface ProfileForm {
   fields: ProfileField[];
   outside: Array<[string, unknown]>;
+  /** The profile fields of the dataset's resources, in the form that adds one. */
+  resourceFields: ProfileField[];
 }
 
 export interface OrgOption {
@@ -146,7 +148,7 @@ function ErrorSummary(props: { errors: FieldError[] }) {
         {props.errors.map((e) => (
           <li>
             {/* A profile field's control is named by its whole path. */}
-            <a href={`#${e.path.startsWith('customFields.') ? e.path : e.path.split('.')[0]}`}>{`${e.path}: ${e.message}`}</a>
+            <a href={`#${/(^|\.)customFields\./.test(e.path) ? e.path : e.path.split('.')[0]}`}>{`${e.path}: ${e.message}`}</a>
           </li>
         ))}
       </ul>
@@ -213,6 +215,14 @@ export function EditDatasetPage(props: {
             <input id="link-url" name="url" type="url" required />
             <label for="link-format">Format</label>
             <input id="link-format" name="format" placeholder="CSV, JSON, PDF…" />
+            <ProfileInputs
+              fields={props.profile.resourceFields}
+              values={{}}
+              outside={[]}
+              errors={props.errors}
+              prefix="resource.customFields"
+              legend="More about this resource"
+            />
             <button type="submit">Add link</button>
           </form>
           <form class="form upload-form" data-dataset={d.id} data-resource-base={`${base}/resource/`} hidden>

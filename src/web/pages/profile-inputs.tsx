@@ -19,9 +19,9 @@ const options = (f: ProfileField) =>
 const INPUT_TYPES: Partial<Record<ProfileField['type'], string>> = { url: 'url', email: 'email', number: 'number', integer: 'number' };
 
 /** One field's control, as its type and its declarative form (`form.widget`, `form.placeholder`) ask. */
-function Control(props: { field: ProfileField; value: string | string[]; described?: string }) {
+function Control(props: { field: ProfileField; value: string | string[]; prefix?: string; described?: string }) {
   const { field: f, value } = props;
-  const id = controlName(f);
+  const id = controlName(f, props.prefix);
   const common = { id, name: id, 'aria-describedby': props.described, placeholder: f.form?.placeholder };
   const current = Array.isArray(value) ? value : [value];
   if (f.type === 'list' && allowedValues(f)) {
@@ -88,13 +88,16 @@ export function ProfileInputs(props: {
   values: CustomFormValues;
   outside: Array<[string, unknown]>;
   errors: FieldError[];
+  /** Where the controls' names start: a resource's are `resource.customFields.<name>`. */
+  prefix?: string;
+  legend?: string;
 }) {
   if (props.fields.length === 0 && props.outside.length === 0) return null;
   return (
     <fieldset class="profile-fields">
-      <legend>More about this dataset</legend>
+      <legend>{props.legend ?? 'More about this dataset'}</legend>
       {props.fields.map((f) => {
-        const path = controlName(f);
+        const path = controlName(f, props.prefix);
         const hint = f.help ? `${path}-hint` : undefined;
         const error = props.errors.some((e) => e.path === path) ? `${path}-error` : undefined;
         return (
@@ -103,7 +106,12 @@ export function ProfileInputs(props: {
               {f.label}
               {f.required && <span class="muted"> (needed to publish)</span>}
             </label>
-            <Control field={f} value={props.values[f.name] ?? ''} described={[hint, error].filter(Boolean).join(' ') || undefined} />
+            <Control
+              field={f}
+              value={props.values[f.name] ?? ''}
+              prefix={props.prefix}
+              described={[hint, error].filter(Boolean).join(' ') || undefined}
+            />
             {f.help && (
               <p class="hint" id={hint}>
                 {f.help}
