@@ -1,5 +1,7 @@
 import { licenseFor } from '../../domain/licenses.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
+import { DATASET_LABELS, labelledRows } from './record-labels.ts';
+import { Coverage, ExtrasTable, RecordList } from './record-view.tsx';
 import type { DatasetDetail } from './types.ts';
 
 type Resource = NonNullable<DatasetDetail['resources']>[number];
@@ -38,6 +40,37 @@ function ResourceRow(props: { dataset: DatasetDetail; resource: Resource }) {
         </a>
       )}
     </li>
+  );
+}
+
+/** The metadata record, the profile's fields and the extras: every part of the record that is set. */
+function DatasetRecord(props: { dataset: DatasetDetail }) {
+  const d = props.dataset;
+  const rows = labelledRows(DATASET_LABELS, d as unknown as Record<string, unknown>);
+  const custom = Object.entries(d.customFields ?? {});
+  const anySet = rows.some(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0));
+  return (
+    <>
+      <Coverage temporal={d.temporal ?? []} spatial={d.spatial ?? []} />
+      {anySet && (
+        <section aria-labelledby="record-heading">
+          <h2 id="record-heading">Metadata</h2>
+          <RecordList rows={rows} />
+        </section>
+      )}
+      {custom.length > 0 && (
+        <section aria-labelledby="custom-heading">
+          <h2 id="custom-heading">Additional fields</h2>
+          <RecordList rows={custom} />
+        </section>
+      )}
+      {(d.extras ?? []).length > 0 && (
+        <section aria-labelledby="extras-heading">
+          <h2 id="extras-heading">Extras</h2>
+          <ExtrasTable extras={d.extras} caption="Extras: key/value pairs kept as the publisher or source gave them" />
+        </section>
+      )}
+    </>
   );
 }
 
@@ -102,6 +135,7 @@ export function DatasetPageView(props: {
                 </ul>
               )}
             </section>
+            <DatasetRecord dataset={d} />
           </div>
           <aside aria-label="About this dataset" class="about">
             <dl>

@@ -3,6 +3,8 @@ import { Layout, type PageFrame } from '../layout.tsx';
 import { formatBytes } from './dataset.tsx';
 import { Histogram } from './histogram.tsx';
 import { DataTable } from './table.tsx';
+import { DISTRIBUTION_LABELS, labelledRows } from './record-labels.ts';
+import { ExtrasTable, RecordList } from './record-view.tsx';
 import type { DatasetDetail } from './types.ts';
 
 type Resource = NonNullable<DatasetDetail['resources']>[number];
@@ -42,6 +44,21 @@ function PipelineSteps(props: { pipeline: PipelineView }) {
         ))}
       </ol>
       {pipeline.error && <p class="error">{pipeline.error}</p>}
+    </section>
+  );
+}
+
+/** The distribution record, the profile's resource fields and the resource's own extras, when set. */
+function DistributionRecord(props: { resource: Resource }) {
+  const r = props.resource;
+  const rows = [...labelledRows(DISTRIBUTION_LABELS, r as unknown as Record<string, unknown>), ...Object.entries(r.customFields ?? {})];
+  const anySet = rows.some(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0));
+  if (!anySet && (r.customExtras ?? []).length === 0) return null;
+  return (
+    <section aria-labelledby="distribution-heading">
+      <h2 id="distribution-heading">About this resource</h2>
+      <RecordList rows={rows} />
+      <ExtrasTable extras={r.customExtras ?? []} caption="Extras: key/value pairs kept as the publisher or source gave them" />
     </section>
   );
 }
@@ -97,6 +114,7 @@ export function ResourcePageView(props: {
           </a>
         )}
       </p>
+      <DistributionRecord resource={r} />
       <PipelineSteps pipeline={props.pipeline} />
       {props.notice && (
         <p class="notice" role="status">
