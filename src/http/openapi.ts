@@ -96,7 +96,8 @@ export function operationId(r: Pick<Route, 'method' | 'path'>) {
       return param ? `By-${param[1]}` : part;
     })
     .join('-')
-    .split(/[-_]/)
+    // A dot too (`/profiles/site/schema.json`): an operationId is an identifier in generated clients.
+    .split(/[-_.]/)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1));
   return r.method + words.join('');
 }
