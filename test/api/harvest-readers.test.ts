@@ -123,9 +123,31 @@ test.serial(
       version: '2.1',
       url: 'https://example.org/air',
       modified: new Date(made.rich.updatedAt).toISOString(),
+      // No record, extras or profile fields at the source: empty, never absent (ckan-record.ts).
+      metadata: {},
+      extras: [],
+      customFields: {},
       resources: [
-        { url: RICH.resources[0]!.url, name: 'Readings (JSON)', description: 'All readings', format: 'JSON', mimetype: null, size: null },
-        { url: RICH.resources[1]!.url, name: 'Stations', description: null, format: 'CSV', mimetype: null, size: null },
+        {
+          url: RICH.resources[0]!.url,
+          name: 'Readings (JSON)',
+          description: 'All readings',
+          format: 'JSON',
+          mimetype: null,
+          size: null,
+          metadata: {},
+          customExtras: [],
+        },
+        {
+          url: RICH.resources[1]!.url,
+          name: 'Stations',
+          description: null,
+          format: 'CSV',
+          mimetype: null,
+          size: null,
+          metadata: {},
+          customExtras: [],
+        },
       ],
     } satisfies HarvestRecord);
     t.like(records.get('Bare'), { name: 'hr-bare', licenseId: 'other-open', tags: [], groups: [], resources: [], notes: null });
