@@ -70,7 +70,8 @@ async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, q
     if (query.name) qb.andWhere({ name: { $ilike: likePattern(query.name) } });
     if (query.creator_user_id) qb.andWhere({ creator: query.creator_user_id });
     applyRecordFilters(ctx, qb, query);
-    filter.datasetIds = (await qb.getResultList()).map((d) => d.id);
+    // Raw rows: a coverage filter can leave tens of thousands of ids, not worth an entity each.
+    filter.datasetIds = (await qb.execute<Array<{ id: string }>>('all', false)).map((d) => d.id);
   }
   const empty = [filter.orgIds, filter.groups, filter.datasetIds].some((list) => list !== undefined && list.length === 0);
   return empty ? null : filter;
@@ -108,7 +109,10 @@ async function semanticCandidates(
 ) {
   let semantic: SearchOutcome['semantic'] = 'off';
   const lists = new Map<string, Array<{ datasetId: string; match: SemanticMatch }>>();
-  if (query.semantic !== false && (query.state ?? 'active') === 'active') {
+  if (query.semantic !== false && (query.state ?? 'active') === 'active' && !ctx.search.embeddings) {
+    // No model: the filter (a query of its own when SQL-only filters are set) would serve nothing.
+    semantic = 'unavailable';
+  } else if (query.semantic !== false && (query.state ?? 'active') === 'active') {
     const filter = await vectorFilter(ctx, actor, roles, query);
     const found = filter ? await semanticLists(ctx.search, q, filter) : { status: 'on' as const, lists: new Map() };
     semantic = found.status;
