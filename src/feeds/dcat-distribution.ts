@@ -58,7 +58,7 @@ export function addRawProperties(graph: Graph, site: CatalogSite, node: Subject,
  */
 export function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, resource: ResourceRecord, license: Subject | null) {
   const node = namedNode(distributionIri(site, dataset.id, resource.id));
-  const raw = rawProperties(resource.customExtras, node, `r-${resource.id}`);
+  const raw = rawProperties(resource.customExtras, node, `r-${resource.id}`, resource);
   graph.takeOver(node, raw.keys());
   const type = fileTypeOf(resource);
   graph.add(node, rdf('type'), dcat('Distribution'));

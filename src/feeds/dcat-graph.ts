@@ -81,7 +81,7 @@ function addPeople(graph: Graph, site: CatalogSite, node: NamedNode, dataset: Fe
  */
 function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): NamedNode {
   const node = namedNode(datasetIri(site, dataset.id));
-  const raw = rawProperties(dataset.extras, node, `d-${dataset.id}`);
+  const raw = rawProperties(dataset.extras, node, `d-${dataset.id}`, dataset);
   // The distributions of the resources are always written; a raw dcat:distribution adds those the source had without a URL.
   graph.takeOver(
     node,

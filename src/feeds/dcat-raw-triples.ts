@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataFactory, Parser, Writer, type Quad } from 'n3';
 import type { Extra } from '../domain/metadata/extras.ts';
 import type { Subject } from './dcat-terms.ts';
@@ -8,6 +9,11 @@ import type { Subject } from './dcat-terms.ts';
  * property's IRI, value = N-Triples of its triples and the blank nodes below them, the record's own node
  * written `_:subject`. The feeds write those triples back in place of what the record would give for that
  * property, so nothing a source said is dropped or altered. An empty value says the source had none.
+ *
+ * A raw property stands in for the fields whose values it was harvested with (dct:title for `title`, say):
+ * a last comment line names them and the hash of their values then (`# kept while title hash to sha256:…`).
+ * Once a write changes one of them (a PUT of a new title), the record's own value is written again and the
+ * raw triples are left aside, so an edit is never hidden behind what the source said.
  */
 const { namedNode, blankNode, literal, quad } = DataFactory;
 
@@ -65,11 +71,46 @@ export function decodeTriples(value: string, subject: Subject, prefix: string): 
   return parsed.map((q) => quad(term(q.subject) as Subject, q.predicate, term(q.object)));
 }
 
-/** The raw extras of a record: property IRI → its triples (empty when the source had none). */
-export function rawProperties(extras: Extra[] | null | undefined, subject: Subject, prefix: string): Map<string, Quad[]> {
+const isEmpty = (v: unknown) =>
+  v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && !Object.keys(v).length);
+
+/** A value in a form that does not depend on key or list order (RDF has neither), empty parts left out. */
+function canonical(value: unknown): unknown {
+  if (isEmpty(value)) return null;
+  if (Array.isArray(value)) return value.map((v) => JSON.stringify(canonical(v))).sort();
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => !isEmpty(v));
+    return entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]);
+  }
+  return value;
+}
+
+const fieldsHash = (source: object, fields: string[]) =>
+  `sha256:${createHash('sha256')
+    .update(JSON.stringify(fields.map((f) => [f, canonical((source as Record<string, unknown>)[f])])))
+    .digest('hex')}`;
+
+const KEPT_WHILE = /^# kept while (\S+) hash to (sha256:[0-9a-f]{64})$/m;
+
+/** A raw extra's value that stands in for `fields` of `source` (none: it stands for nothing Almanac keeps). */
+export function keptWhile(value: string, source: object, fields: string[]): string {
+  return fields.length ? `${value}# kept while ${fields.join(',')} hash to ${fieldsHash(source, fields)}\n` : value;
+}
+
+/** Whether the fields a raw extra stands in for still hold the values it was harvested with. */
+function stillAsHarvested(value: string, current: object): boolean {
+  const kept = KEPT_WHILE.exec(value);
+  return !kept || fieldsHash(current, kept[1]!.split(',')) === kept[2];
+}
+
+/**
+ * The raw extras of a record (`current`: the dataset or resource as the feed has it): property IRI → its
+ * triples (empty when the source had none), less those whose fields were changed since the harvest.
+ */
+export function rawProperties(extras: Extra[] | null | undefined, subject: Subject, prefix: string, current: object): Map<string, Quad[]> {
   const found = new Map<string, Quad[]>();
   (extras ?? []).forEach((e, i) => {
-    if (!isPropertyKey(e.key)) return;
+    if (!isPropertyKey(e.key) || !stillAsHarvested(e.value, current)) return;
     const quads = decodeTriples(e.value, subject, `${prefix}-x${i}`);
     // Of the record's own node, only the key's property: an extra cannot pass for another field.
     if (quads && quads.every((q) => !q.subject.equals(subject) || q.predicate.value === e.key)) found.set(e.key, quads);

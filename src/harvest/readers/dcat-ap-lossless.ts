@@ -4,7 +4,7 @@ import { DATASET_RECORD, presentedRecord } from '../../domain/metadata/dataset-r
 import { DISTRIBUTION_RECORD } from '../../domain/metadata/distribution-record.ts';
 import type { Extra } from '../../domain/metadata/extras.ts';
 import { datasetGraph, datasetIri, distributionIri } from '../../feeds/dcat-graph.ts';
-import { encodeTriples, type PlainTriple } from '../../feeds/dcat-raw-triples.ts';
+import { encodeTriples, keptWhile, type PlainTriple } from '../../feeds/dcat-raw-triples.ts';
 import type { FeedDataset } from '../../feeds/public-datasets.ts';
 import { RdfGraph, type RdfTerm } from './rdf-terms.ts';
 
@@ -69,28 +69,51 @@ export function propertyTriples(graph: RdfGraph, node: RdfTerm, predicate: strin
 /** Everything said of a node (named or blank): a distribution kept whole. */
 const nodeTriples = (graph: RdfGraph, node: RdfTerm) => graph.predicates(node).flatMap((p) => propertyTriples(graph, node, p));
 
-/** The raw extras of the properties of `node` that `rendered` does not give back as the source wrote them. */
-function differences(source: RdfGraph, node: RdfTerm, rendered: RdfGraph, renderedNode: RdfTerm, skip: string[]): Extra[] {
-  const types = new Set([...rendered.pairs(RDF_TYPE)].map(([, o]) => o.value));
+/** A rendering of the record and where its node is in it. */
+interface Rendering {
+  graph: RdfGraph;
+  node: RdfTerm;
+}
+
+const renderedObjects = (r: Rendering, predicate: string) =>
+  r.graph
+    .objects(r.node, predicate)
+    .map((o) => canon(r.graph, o, r.node, null))
+    .sort();
+
+/**
+ * The raw extras of the properties of `node` that `rendered` does not give back as the source wrote them,
+ * each marked with the fields it stands in for (`fields`: the record's fields set, each with the rendering
+ * made without it; a field whose absence changes the property's triples is one it stands in for).
+ */
+function differences(source: RdfGraph, node: RdfTerm, rendered: Rendering, fields: () => Array<[string, Rendering]>, record: object) {
+  const types = new Set([...rendered.graph.pairs(RDF_TYPE)].map(([, o]) => o.value));
   const extras: Extra[] = [];
+  const standsFor = (predicate: string) => {
+    const full = JSON.stringify(renderedObjects(rendered, predicate));
+    return fields().flatMap(([field, without]) => (JSON.stringify(renderedObjects(without, predicate)) === full ? [] : [field]));
+  };
   for (const predicate of source.predicates(node)) {
-    if (skip.includes(predicate)) continue;
+    if (predicate === DCAT_DISTRIBUTION) continue;
     const given = source
       .objects(node, predicate)
       .map((o) => canon(source, o, node, types))
       .sort();
-    const back = rendered
-      .objects(renderedNode, predicate)
-      .map((o) => canon(rendered, o, renderedNode, null))
-      .sort();
-    if (JSON.stringify(given) !== JSON.stringify(back)) {
-      extras.push({ key: predicate, value: encodeTriples(propertyTriples(source, node, predicate), node) });
+    if (JSON.stringify(given) !== JSON.stringify(renderedObjects(rendered, predicate))) {
+      const value = encodeTriples(propertyTriples(source, node, predicate), node);
+      extras.push({ key: predicate, value: keptWhile(value, record, standsFor(predicate)) });
     }
   }
-  // A title Almanac made up (the source had none) is not written back.
-  if (!source.objects(node, DCT_TITLE).length) extras.push({ key: DCT_TITLE, value: '' });
+  // A title Almanac made up (the source had none) is not written back, until one is given here.
+  if (!source.objects(node, DCT_TITLE).length) extras.push({ key: DCT_TITLE, value: keptWhile('', record, standsFor(DCT_TITLE)) });
   return extras;
 }
+
+/** Almanac's own fields the feeds write, beside the record's keys. */
+const DATASET_FIELDS = ['title', 'notes', 'tags', 'version', 'url', 'licenseId', 'author', 'authorEmail', 'maintainer', 'maintainerEmail'];
+const RESOURCE_FIELDS = ['name', 'description', 'format', 'mimetype', 'size', 'url'];
+const isSet = (v: unknown) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
+const cleared = (v: unknown) => (Array.isArray(v) ? [] : null);
 
 /** The record as the feeds would see it once stored: what the check renders. */
 function asFeedDataset(record: HarvestRecord): FeedDataset {
@@ -132,9 +155,24 @@ function asFeedDataset(record: HarvestRecord): FeedDataset {
  * with no URL to make a resource of, kept whole under dcat:distribution.
  */
 export function withRawProperties(source: RdfGraph, node: RdfTerm, record: HarvestRecord, distributions: RdfTerm[], unlinked: RdfTerm[]) {
-  const rendered = new RdfGraph(datasetGraph(SITE, asFeedDataset(record)));
+  const dataset = asFeedDataset(record);
   const named = (iri: string): RdfTerm => ({ termType: 'NamedNode', value: iri });
-  const extras = differences(source, node, rendered, named(datasetIri(SITE, ID)), [DCAT_DISTRIBUTION]);
+  const render = (d: FeedDataset, at: RdfTerm): Rendering => ({ graph: new RdfGraph(datasetGraph(SITE, d)), node: at });
+  const datasetNode = named(datasetIri(SITE, ID));
+  const rendered = render(dataset, datasetNode);
+  const datasetFields = [...DATASET_FIELDS, ...Object.keys(DATASET_RECORD)].filter((f) => isSet(dataset[f as keyof FeedDataset]));
+  // Rendered again without each field, once, and only when a raw extra needs to know which fields it stands in for.
+  const lazily = (fields: string[], make: (field: string) => FeedDataset, at: RdfTerm) => {
+    let done: Array<[string, Rendering]> | null = null;
+    return () => (done ??= fields.map((f): [string, Rendering] => [f, render(make(f), at)]));
+  };
+  const extras = differences(
+    source,
+    node,
+    rendered,
+    lazily(datasetFields, (f) => ({ ...dataset, [f]: cleared(dataset[f as keyof FeedDataset]) }), datasetNode),
+    dataset,
+  );
   if (unlinked.length) {
     const triples = unlinked.flatMap((d) => [
       { subject: node, predicate: named(DCAT_DISTRIBUTION), object: d },
@@ -148,7 +186,14 @@ export function withRawProperties(source: RdfGraph, node: RdfTerm, record: Harve
     extras.push({ key: DCAT_DISTRIBUTION, value: encodeTriples([...triples, ...linkedBlank], node) });
   }
   const resources = record.resources.map((resource, i) => {
-    const own = differences(source, distributions[i]!, rendered, named(distributionIri(SITE, ID, `r${i}`)), []);
+    const at = named(distributionIri(SITE, ID, `r${i}`));
+    const presented = dataset.resources[i]!;
+    const fields = [...RESOURCE_FIELDS, ...Object.keys(DISTRIBUTION_RECORD)].filter((f) => isSet(presented[f as keyof typeof presented]));
+    const make = (f: string) => ({
+      ...dataset,
+      resources: dataset.resources.map((r, j) => (j === i ? { ...r, [f]: cleared(r[f as keyof typeof r]) } : r)),
+    });
+    const own = differences(source, distributions[i]!, { ...rendered, node: at }, lazily(fields, make, at), presented);
     return own.length ? { ...resource, customExtras: [...(resource.customExtras ?? []), ...own] } : resource;
   });
   return { ...record, extras: [...(record.extras ?? []), ...extras], resources };
