@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestApp, until, type TestApp } from '../helpers/app.ts';
 import { ckanGet, resultOf } from '../helpers/ckan.ts';
+import { startFileServer } from '../helpers/file-server.ts';
 import { CUSTOM_EXTRAS, CUSTOM_FIELDS, DISTRIBUTION, EXTRAS, PROFILE, RECORD } from '../helpers/metadata-record.ts';
 
 /**
@@ -51,13 +52,14 @@ test.after.always(async () => {
   await source?.stop();
 });
 
-async function harvestAll() {
-  const created = await harvester.api.post(
-    '/api/v1/admin/harvest-sources',
-    { name: 'other-almanac', type: 'ckan', url: `${source.url}/api/3/action` },
-    harvester.sysadmin,
-  );
+async function harvestAll(name = 'other-almanac', url = `${source.url}/api/3/action`) {
+  const created = await harvester.api.post('/api/v1/admin/harvest-sources', { name, type: 'ckan', url }, harvester.sysadmin);
   if (created.status !== 201) throw new Error(created.text);
+  return { sourceId: created.body.id as string, run: await runToEnd(created.body.id) };
+}
+
+async function runToEnd(sourceId: string) {
+  const created = { body: { id: sourceId } };
   const started = await harvester.api.post(`/api/v1/admin/harvest-sources/${created.body.id}/run`, undefined, harvester.sysadmin);
   if (started.status !== 202) throw new Error(started.text);
   let run: Record<string, unknown> = {};
@@ -70,7 +72,7 @@ async function harvestAll() {
     },
     120_000,
   );
-  return { sourceId: created.body.id as string, run };
+  return run;
 }
 
 /**
@@ -127,4 +129,69 @@ test.serial('package_show on both sites gives the same core fields, record, extr
   t.like(rest.body.resources[0], { accessUrl: DISTRIBUTION.accessUrl, customExtras: CUSTOM_EXTRAS });
   // A resource's profile value comes as a flattened key and is kept as a resource extra: same dict, other place.
   t.deepEqual(rest.body.resources[1].customExtras, [{ key: 'granularity', value: 'monthly' }]);
+
+  // Nothing changed at the source: the next run finds the same records and changes none.
+  t.like(await runToEnd(sourceId), { status: 'succeeded', created: 0, updated: 0, failed: 0 });
+});
+
+/** A package dict as a ckanext-dcat scheming site and data.gov's CKAN give one: shapes Almanac's record does not take as they are. */
+const SCHEMING_DICT = {
+  id: 'c0ffee00-0000-4000-8000-000000000001',
+  name: 'berlin-air',
+  title: 'Berlin air',
+  license_id: 'cc-by',
+  organization: { name: 'senate-berlin', title: 'Senate of Berlin' },
+  temporal_coverage: [{ start: '2020-01-01', end: '2020-12-31' }],
+  spatial_coverage: [{ uri: 'https://sws.geonames.org/2950159/', text: 'Berlin', geom: '{"type": "Point", "coordinates": [13.4, 52.5]}' }],
+  publisher: [{ name: 'Senate of Berlin', uri: 'https://berlin.de/sen' }],
+  contact: [{ name: 'Air desk', email: 'air@berlin.de' }],
+  bureau_code: ['015:11'],
+  region: 'south',
+  station_type: 'urban background',
+  sensors: [{ id: 1, kind: 'PM10' }],
+  extras: [
+    { key: 'programCode', value: '["015:001"]' },
+    { key: 'harvest_object_id', value: 'from its own harvester' },
+    { key: 'collection_date', value: '2020' },
+  ],
+  resources: [
+    { id: 'r1', url: 'https://berlin.de/air.csv', name: 'Air', format: 'CSV', access_url: 'https://berlin.de/air', sensor_count: 12 },
+  ],
+};
+
+test.serial('a scheming site’s dict comes in without loss: what fits to the record, the rest to extras and profile values', async (t) => {
+  const site = await startFileServer({
+    '/api/3/action/package_search': (req, res) => {
+      const start = Number(new URL(req.url!, 'http://x').searchParams.get('start') ?? 0);
+      const results = start === 0 ? [SCHEMING_DICT] : [];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, result: { count: 1, results } }));
+    },
+  });
+  try {
+    const { run } = await harvestAll('scheming-site', site.url);
+    t.like(run, { status: 'succeeded', created: 1, failed: 0 }, JSON.stringify(run));
+    const listed = await harvester.api.get('/api/v1/packages?q=berlin', harvester.sysadmin);
+    const rest = (await harvester.api.get(`/api/v1/packages/${listed.body.results[0].id}`, harvester.sysadmin)).body;
+    t.like(rest, {
+      temporal: SCHEMING_DICT.temporal_coverage,
+      contactPoint: SCHEMING_DICT.contact,
+      bureauCode: SCHEMING_DICT.bureau_code,
+      spatial: [],
+      publisher: null,
+    });
+    // A scheming field the harvester's profile defines is a profile value; the others are extras.
+    t.deepEqual(rest.customFields, { region: 'south' });
+    // The source's extras in order (its harvester's provenance left out), then the values that did not fit, as JSON.
+    t.deepEqual(rest.extras, [
+      { key: 'programCode', value: '["015:001"]' },
+      { key: 'collection_date', value: '2020' },
+      { key: 'spatial', value: JSON.stringify(SCHEMING_DICT.spatial_coverage) },
+      { key: 'publisher', value: JSON.stringify(SCHEMING_DICT.publisher) },
+      { key: 'station_type', value: 'urban background' },
+      { key: 'sensors', value: JSON.stringify(SCHEMING_DICT.sensors) },
+    ]);
+    t.like(rest.resources[0], { accessUrl: 'https://berlin.de/air', customExtras: [{ key: 'sensor_count', value: '12' }] });
+  } finally {
+    await site.close();
+  }
 });
