@@ -142,8 +142,17 @@ const SCHEMING_DICT = {
   license_id: 'cc-by',
   organization: { name: 'senate-berlin', title: 'Senate of Berlin' },
   temporal_coverage: [{ start: '2020-01-01', end: '2020-12-31' }],
-  spatial_coverage: [{ uri: 'https://sws.geonames.org/2950159/', text: 'Berlin', geom: '{"type": "Point", "coordinates": [13.4, 52.5]}' }],
+  spatial_coverage: [
+    {
+      uri: 'https://sws.geonames.org/2950159/',
+      text: 'Berlin',
+      geom: '{"type": "Point", "coordinates": [13.4, 52.5]}',
+      bbox: '{"type": "Polygon", "coordinates": [[[13.1, 52.3], [13.8, 52.3], [13.8, 52.7], [13.1, 52.7], [13.1, 52.3]]]}',
+    },
+    { text: 'Somewhere', name: 'Two names' },
+  ],
   publisher: [{ name: 'Senate of Berlin', uri: 'https://berlin.de/sen' }],
+  creator: [{ name: 'Air lab', identifier: 'LAB-1' }],
   contact: [{ name: 'Air desk', email: 'air@berlin.de' }],
   bureau_code: ['015:11'],
   region: 'south',
@@ -159,25 +168,36 @@ const SCHEMING_DICT = {
   ],
 };
 
+/** The same site's dataset whose one place fits the record once read from ckanext-dcat's texts. */
+const PLACED_DICT = {
+  id: 'c0ffee00-0000-4000-8000-000000000002',
+  name: 'berlin-water',
+  title: 'Berlin water',
+  license_id: 'cc-by',
+  organization: SCHEMING_DICT.organization,
+  spatial_coverage: [SCHEMING_DICT.spatial_coverage[0]],
+};
+
 test.serial('a scheming site’s dict comes in without loss: what fits to the record, the rest to extras and profile values', async (t) => {
   const site = await startFileServer({
     '/api/3/action/package_search': (req, res) => {
       const start = Number(new URL(req.url!, 'http://x').searchParams.get('start') ?? 0);
-      const results = start === 0 ? [SCHEMING_DICT] : [];
+      const results = start === 0 ? [SCHEMING_DICT, PLACED_DICT] : [];
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, result: { count: 1, results } }));
     },
   });
   try {
     const { run } = await harvestAll('scheming-site', site.url);
-    t.like(run, { status: 'succeeded', created: 1, failed: 0 }, JSON.stringify(run));
-    const listed = await harvester.api.get('/api/v1/packages?q=berlin', harvester.sysadmin);
-    const rest = (await harvester.api.get(`/api/v1/packages/${listed.body.results[0].id}`, harvester.sysadmin)).body;
+    t.like(run, { status: 'succeeded', created: 2, failed: 0 }, JSON.stringify(run));
+    const rest = (await harvester.api.get('/api/v1/packages/berlin-air', harvester.sysadmin)).body;
     t.like(rest, {
       temporal: SCHEMING_DICT.temporal_coverage,
       contactPoint: SCHEMING_DICT.contact,
       bureauCode: SCHEMING_DICT.bureau_code,
+      // ckanext-dcat's one-item agent list and GeoJSON texts, in the record's shapes.
+      publisher: { name: 'Senate of Berlin', uri: 'https://berlin.de/sen' },
+      creator: null,
       spatial: [],
-      publisher: null,
     });
     // A scheming field the harvester's profile defines is a profile value; the others are extras.
     t.deepEqual(rest.customFields, { region: 'south' });
@@ -185,12 +205,23 @@ test.serial('a scheming site’s dict comes in without loss: what fits to the re
     t.deepEqual(rest.extras, [
       { key: 'programCode', value: '["015:001"]' },
       { key: 'collection_date', value: '2020' },
+      // A place with two names, and an agent with a key the record has no place for: kept as written.
       { key: 'spatial', value: JSON.stringify(SCHEMING_DICT.spatial_coverage) },
-      { key: 'publisher', value: JSON.stringify(SCHEMING_DICT.publisher) },
+      { key: 'creator', value: JSON.stringify(SCHEMING_DICT.creator) },
       { key: 'station_type', value: 'urban background' },
       { key: 'sensors', value: JSON.stringify(SCHEMING_DICT.sensors) },
     ]);
     t.like(rest.resources[0], { accessUrl: 'https://berlin.de/air', customExtras: [{ key: 'sensor_count', value: '12' }] });
+
+    const placed = (await harvester.api.get('/api/v1/packages/berlin-water', harvester.sysadmin)).body;
+    t.is(placed.spatial.length, 1);
+    t.like(placed.spatial[0], {
+      uri: 'https://sws.geonames.org/2950159/',
+      name: 'Berlin',
+      geometry: { type: 'Point', coordinates: [13.4, 52.5] },
+      bbox: [13.1, 52.3, 13.8, 52.7],
+    });
+    t.deepEqual(placed.extras, []);
   } finally {
     await site.close();
   }

@@ -43,12 +43,69 @@ export function ckanExtras(value: unknown, skip: ReadonlySet<string> = new Set()
   return withExtras([], pairs);
 }
 
+const parsedJson = (value: unknown): unknown => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+
+/** A GeoJSON Point's position, or a box Polygon's [W, S, E, N] (ckanext-dcat writes both as GeoJSON text). */
+const pointOf = (g: unknown) => {
+  const p = object(g);
+  return p?.type === 'Point' && Array.isArray(p.coordinates) ? p.coordinates.slice(0, 2) : g;
+};
+const boxOf = (g: unknown) => {
+  const p = object(g);
+  const ring = p?.type === 'Polygon' && Array.isArray(p.coordinates) ? (p.coordinates[0] as number[][]) : null;
+  if (!ring?.every((pos) => Array.isArray(pos) && pos.every((n) => typeof n === 'number'))) return g;
+  const lons = ring.map((pos) => pos[0]!);
+  const lats = ring.map((pos) => pos[1]!);
+  return [Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)];
+};
+
+/**
+ * ckanext-dcat's scheming shapes in Almanac's: an agent as a one-item list, a place's `text` and its
+ * geometry, bbox and centroid as GeoJSON text. Used only when the result is a valid record value (else
+ * the value goes on as the source wrote it, and the domain keeps it in the extras), and only for an item
+ * whose every key has a place, so nothing is dropped on the way.
+ */
+const SCHEMING_SHAPES: Record<string, (value: unknown) => unknown> = {
+  publisher: (v) => (Array.isArray(v) && v.length === 1 ? v[0] : v),
+  creator: (v) => (Array.isArray(v) && v.length === 1 ? v[0] : v),
+  spatial: (v) =>
+    Array.isArray(v)
+      ? v.map((item) => {
+          const p = object(item);
+          const keys = Object.keys(p ?? {});
+          const known = keys.every((k) => ['uri', 'text', 'name', 'geom', 'geometry', 'bbox', 'centroid'].includes(k));
+          // Two names (or two geometries) for one place would lose one: left as written.
+          if (!p || !known || ('text' in p && 'name' in p) || ('geom' in p && 'geometry' in p)) return item;
+          const { text, geom, ...rest } = p;
+          return Object.fromEntries(
+            Object.entries({
+              ...rest,
+              name: rest.name ?? text,
+              geometry: rest.geometry ?? parsedJson(geom),
+              bbox: typeof rest.bbox === 'string' ? boxOf(parsedJson(rest.bbox)) : rest.bbox,
+              centroid: typeof rest.centroid === 'string' ? pointOf(parsedJson(rest.centroid)) : rest.centroid,
+            }).filter(([, x]) => x !== undefined && x !== null && x !== ''),
+          );
+        })
+      : v,
+};
+
 /** The record's values of a dict, by the record's keys (null and absent alike left out). */
 function recordValues(table: RecordTable, dict: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(table).flatMap(([key, field]) => {
       const value = dict[field.ckan];
-      return value === undefined || value === null ? [] : [[key, value]];
+      if (value === undefined || value === null) return [];
+      const adapt = table === DATASET_RECORD ? SCHEMING_SHAPES[key] : undefined;
+      const adapted = adapt && !field.schema.safeParse(value).success ? adapt(value) : value;
+      return [[key, field.schema.safeParse(adapted).success ? adapted : value]];
     }),
   );
 }
