@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loadFeedFixtures, python, tempFile, type FeedFixtures } from '../helpers/feed-fixtures.ts';
+import { RECORD } from '../helpers/metadata-record.ts';
 
 /**
  * Issue 17 §2: `GET /dataset/{nameOrId}/croissant.jsonld` is Croissant 1.0 that mlcroissant (MLCommons'
@@ -108,4 +109,18 @@ test('mlcroissant refuses what is not valid Croissant: the same file without its
   const read = await mlcroissant(JSON.stringify(body));
   t.false(read.valid);
   t.regex(read.errors, /sha256|md5/);
+});
+
+test('a dataset with the full record (coverage, publisher, languages, themes) is valid Croissant, with no new warning', async (t) => {
+  const made = await app.api.post(
+    '/api/v1/packages',
+    { name: 'cr-record', title: 'With a record', version: '1.0', ownerOrg: fx.org.name, licenseId: 'cc-by-4.0', ...RECORD },
+    app.sysadmin,
+  );
+  t.is(made.status, 201, made.text);
+  const reply = await croissantOf('cr-record');
+  t.truthy(reply.body.spatialCoverage && reply.body.temporalCoverage && reply.body.inLanguage);
+  const read = await mlcroissant(reply.text);
+  t.true(read.valid, read.errors);
+  t.deepEqual(read.warnings, [], read.warnings.join('\n'));
 });
