@@ -168,8 +168,15 @@ test.serial(
     const records = recordsOf(read.items);
     t.deepEqual([...records.keys()].sort(), ['Air quality readings', 'Bare', 'Water levels']);
 
-    const rich = records.get(RICH.title)!;
-    t.deepEqual({ ...rich, tags: [...rich.tags].sort() }, {
+    const { metadata, extras, customFields, ...rich } = records.get(RICH.title)!;
+    // The record's DCAT-AP properties as this site's feed wrote them (the full mapping: test/interop/dcat-ap-roundtrip.test.ts).
+    t.like(metadata, {
+      accessRights: { uri: 'http://publications.europa.eu/resource/authority/access-right/PUBLIC' },
+      creator: { name: 'Ada Author', email: 'ada@example.org' },
+      identifier: made.rich.id,
+    });
+    t.deepEqual([extras, customFields], [[], undefined]);
+    t.deepEqual({ ...rich, tags: [...rich.tags].sort(), resources: rich.resources.map(({ metadata: _m, customExtras: _c, ...r }) => r) }, {
       remoteId: made.rich.id,
       remoteUrl: `${app.url}/dataset/${made.rich.id}`,
       name: null,
@@ -198,7 +205,7 @@ test.serial(
         },
         { url: RICH.resources[1]!.url, name: 'Stations', description: null, format: 'CSV', mimetype: 'text/csv', size: null },
       ],
-    } satisfies HarvestRecord);
+    } satisfies Omit<HarvestRecord, 'metadata' | 'extras' | 'customFields'>);
     // odc-odbl is named by its opendefinition URL; other-open (no document) by the license node's dct:identifier.
     t.like(records.get('Water levels'), { remoteId: made.plain.id, licenseId: 'odc-odbl', tags: ['water'] });
     t.like(records.get('Bare'), { remoteId: made.bare.id, licenseId: 'other-open', resources: [] });
