@@ -12,6 +12,7 @@ import {
 } from '../harvest/readers/dcat-us-fields.ts';
 import { typedDataset, typedDistribution, type DataJsonResource, type DataJsonSource } from './data-json-dataset.ts';
 import type { CatalogSite } from './dcat-graph.ts';
+import { datasetIri } from './dcat-document.ts';
 import type { FeedDataset } from './public-datasets.ts';
 
 /**
@@ -108,7 +109,23 @@ export function dataJsonDataset(site: CatalogSite, dataset: FeedDataset) {
 }
 
 export async function dataJson(site: CatalogSite, datasets: AsyncIterable<FeedDataset>) {
-  const entries = [];
-  for await (const dataset of datasets) entries.push(dataJsonDataset(site, dataset));
-  return { ...DCAT_US_CATALOG, dataset: entries };
+  const entries: Array<{ iri: string; entry: Record<string, unknown> }> = [];
+  for await (const dataset of datasets) entries.push({ iri: datasetIri(site, dataset.id), entry: dataJsonDataset(site, dataset) });
+  return { ...DCAT_US_CATALOG, dataset: withOwnIdentifiers(site, entries) };
+}
+
+/**
+ * An identifier is the record's own, written by its editors, so it names one dataset only where no other
+ * of the catalog claims it and it is not one of this site's IRIs: harvesters keep one dataset per
+ * identifier, so a dataset given another's would push that one out of every catalog downstream. Where
+ * it does not, the dataset is identified by its IRI here, which no one else can take.
+ */
+function withOwnIdentifiers(site: CatalogSite, entries: Array<{ iri: string; entry: Record<string, unknown> }>) {
+  const claims = new Map<unknown, number>();
+  for (const { entry } of entries) claims.set(entry.identifier, (claims.get(entry.identifier) ?? 0) + 1);
+  return entries.map(({ iri, entry }) => {
+    const id = entry.identifier;
+    const taken = claims.get(id)! > 1 || (typeof id === 'string' && id !== iri && id.startsWith(`${site.publicUrl}/`));
+    return taken ? { ...entry, identifier: iri } : entry;
+  });
 }

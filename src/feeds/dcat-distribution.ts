@@ -1,8 +1,8 @@
 import { DataFactory, type Quad } from 'n3';
 import { licenseFor } from '../domain/licenses.ts';
 import { RESOURCE_FIELDS } from '../domain/resources/field-table.ts';
-import { distributionIri, httpIri, isSiteIri, type CatalogSite, type Graph } from './dcat-document.ts';
-import { rawProperties } from './dcat-raw-triples.ts';
+import { distributionIri, httpIri, type CatalogSite, type Graph } from './dcat-document.ts';
+import { harvestedRawProperties } from './dcat-raw-triples.ts';
 import { DISTRIBUTION_WRITERS, writeRecord } from './dcat-record-writer.ts';
 import { licenseTypes } from './dcat-record-nodes.ts';
 import { iriNode, type Subject } from './dcat-terms.ts';
@@ -45,9 +45,10 @@ export function addFields(graph: Graph, node: Subject, properties: DcatProperty[
 /** A source's raw triples for the properties the record could not hold exactly, written in their place. */
 export function addRawProperties(graph: Graph, site: CatalogSite, node: Subject, raw: Map<string, Quad[]>) {
   for (const quads of raw.values()) {
-    // A harvested record describes itself only: never this site's catalog, other datasets or organizations.
+    // A harvested record describes itself only: never this site's catalog, datasets, organizations or pages.
     for (const q of quads) {
-      if (q.subject.equals(node) || !isSiteIri(site, q.subject)) graph.add(q.subject as Subject, q.predicate as never, q.object, true);
+      const ofTheSite = q.subject.termType === 'NamedNode' && q.subject.value.startsWith(`${site.publicUrl}/`);
+      if (q.subject.equals(node) || !ofTheSite) graph.add(q.subject as Subject, q.predicate as never, q.object, true);
     }
   }
 }
@@ -58,7 +59,7 @@ export function addRawProperties(graph: Graph, site: CatalogSite, node: Subject,
  */
 export function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDataset, resource: ResourceRecord, license: Subject | null) {
   const node = namedNode(distributionIri(site, dataset.id, resource.id));
-  const raw = rawProperties(resource.customExtras, node, `r-${resource.id}`, resource);
+  const raw = harvestedRawProperties(dataset, resource.customExtras, node, `r-${resource.id}`, resource);
   graph.takeOver(node, raw.keys());
   const type = fileTypeOf(resource);
   graph.add(node, rdf('type'), dcat('Distribution'));

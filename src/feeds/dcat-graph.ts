@@ -3,7 +3,7 @@ import { DATASET_FIELDS } from '../domain/datasets/field-table.ts';
 import { catalogIri, datasetIri, Graph, httpIri, isSiteIri, type CatalogSite } from './dcat-document.ts';
 import { addDistribution, addFields, addLicense, addRawProperties } from './dcat-distribution.ts';
 import { mailto } from './dcat-record-nodes.ts';
-import { rawProperties } from './dcat-raw-triples.ts';
+import { harvestedRawProperties } from './dcat-raw-triples.ts';
 import { DATASET_WRITERS, writeRecord } from './dcat-record-writer.ts';
 import { adms, skos } from './dcat-terms.ts';
 import { dcatProperties } from './field-mappings.ts';
@@ -81,7 +81,7 @@ function addPeople(graph: Graph, site: CatalogSite, node: NamedNode, dataset: Fe
  */
 function addDataset(graph: Graph, site: CatalogSite, dataset: FeedDataset): NamedNode {
   const node = namedNode(datasetIri(site, dataset.id));
-  const raw = rawProperties(dataset.extras, node, `d-${dataset.id}`, dataset);
+  const raw = harvestedRawProperties(dataset, dataset.extras, node, `d-${dataset.id}`, dataset);
   // The distributions of the resources are always written; a raw dcat:distribution adds those the source had without a URL.
   graph.takeOver(
     node,
@@ -156,6 +156,3 @@ export function catalogGraph(site: CatalogSite, datasets: FeedDataset[], view: C
   if (view.page > 1) graph.add(page, hydra('previous'), namedNode(view.pageUrl(Math.min(view.page - 1, last))));
   return graph.quads;
 }
-
-/** For the harvest reader's check of a mapping: the triples Almanac would write of a dataset. */
-export const renderDataset = datasetGraph;

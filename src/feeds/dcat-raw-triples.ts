@@ -90,6 +90,23 @@ const fieldsHash = (source: object, fields: string[]) =>
     .update(JSON.stringify(fields.map((f) => [f, canonical((source as Record<string, unknown>)[f])])))
     .digest('hex')}`;
 
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+/**
+ * The raw properties of a harvested dataset's record only: those extras came from a source a sysadmin
+ * chose, through the harvester. An extra an editor writes through the API is plain text in the feeds,
+ * whatever its key, so no editor can put triples into the site's catalog.
+ */
+export function harvestedRawProperties(
+  dataset: { harvest?: unknown },
+  extras: Extra[] | null | undefined,
+  subject: Subject,
+  prefix: string,
+  current: object,
+): Map<string, Quad[]> {
+  return dataset.harvest ? rawProperties(extras, subject, prefix, current) : new Map();
+}
+
 const KEPT_WHILE = /^# kept while (\S+) hash to (sha256:[0-9a-f]{64})$/m;
 
 /** A raw extra's value that stands in for `fields` of `source` (none: it stands for nothing Almanac keeps). */
@@ -110,7 +127,8 @@ function stillAsHarvested(value: string, current: object): boolean {
 export function rawProperties(extras: Extra[] | null | undefined, subject: Subject, prefix: string, current: object): Map<string, Quad[]> {
   const found = new Map<string, Quad[]>();
   (extras ?? []).forEach((e, i) => {
-    if (!isPropertyKey(e.key) || !stillAsHarvested(e.value, current)) return;
+    // The node's class is the feed's to say: a raw rdf:type would take over `a dcat:Dataset`.
+    if (!isPropertyKey(e.key) || e.key === RDF_TYPE || !stillAsHarvested(e.value, current)) return;
     const quads = decodeTriples(e.value, subject, `${prefix}-x${i}`);
     // Of the record's own node, only the key's property: an extra cannot pass for another field.
     if (quads && quads.every((q) => !q.subject.equals(subject) || q.predicate.value === e.key)) found.set(e.key, quads);

@@ -151,6 +151,10 @@ const BAD: Array<[string, Record<string, unknown>, string]> = [
     'publisher.subOrganizationOf.subOrganizationOf.subOrganizationOf.subOrganizationOf.subOrganizationOf',
   ],
   ['an unknown key in a place', { spatial: [{ name: 'x', colour: 'red' }] }, 'spatial.0.colour'],
+  ['an empty geometry', { spatial: [{ geometry: { type: 'GeometryCollection', geometries: [] } }] }, 'spatial.0.geometry'],
+  ['an hour without its minutes', { temporal: [{ start: '2010-01-01T12' }] }, 'temporal.0.start'],
+  ['the year 0', { temporal: [{ start: '0000' }] }, 'temporal.0.start'],
+  ['profile values nested too deep', { customFields: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, 'customFields'],
   [
     'an extra given twice',
     {
@@ -217,4 +221,31 @@ test('keywords find a dataset by its themes, its publisher and the places it cov
       q,
     );
   }
+});
+
+test('an identifier another dataset claims, or one of this site’s IRIs, is not written to data.json: the dataset’s own IRI is', async (t) => {
+  const victim = await create(t, {});
+  const victimIri = `${app.url}/dataset/${victim.id}`;
+  const thief = await create(t, { identifier: victimIri });
+  const shared = unique('shared-id');
+  const twins = [await create(t, { identifier: shared }), await create(t, { identifier: shared })];
+  const own = await create(t, { identifier: unique('own-id') });
+  const catalog = (await app.api.get('/data.json')).body as { dataset: Array<{ identifier: string }> };
+  const ids = catalog.dataset.map((e) => e.identifier);
+  t.is(ids.filter((id) => id === victimIri).length, 1);
+  for (const d of [thief, ...twins]) t.true(ids.includes(`${app.url}/dataset/${d.id}`), d.name);
+  t.false(ids.includes(shared));
+  t.true(ids.includes(own.identifier));
+});
+
+test('extras an editor writes are never triples in the feeds, whatever their key', async (t) => {
+  const d = await create(t, {
+    extras: [
+      { key: 'http://purl.org/dc/terms/title', value: '_:subject <http://purl.org/dc/terms/title> "Injected title" .\n' },
+      { key: 'http://xmlns.com/foaf/0.1/name', value: `<${app.url}/catalog> <http://xmlns.com/foaf/0.1/name> "Injected catalog" .\n` },
+    ],
+  });
+  const feed = await app.api.get(`/dataset/${d.id}.ttl`);
+  t.is(feed.status, 200);
+  t.false(feed.text.includes('Injected'), feed.text);
 });

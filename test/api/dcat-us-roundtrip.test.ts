@@ -24,6 +24,8 @@ let app: TestApp;
 let files: Awaited<ReturnType<typeof startFileServer>>;
 let catalogs: string[];
 let exported: Catalog | null = null;
+/** The sources harvested, so the round trip can purge them first. */
+const sources: string[] = [];
 
 test.before(async () => {
   catalogs = (await fs.readdir(DIR)).filter((f) => f.endsWith('.json')).sort();
@@ -47,6 +49,7 @@ async function harvest(name: string, url: string) {
   if (org.status !== 201) throw new Error(org.text);
   const source = await app.api.post('/api/v1/admin/harvest-sources', { name, type: 'dcat-us', url, organization: name }, app.sysadmin);
   if (source.status !== 201) throw new Error(source.text);
+  sources.push(source.body.id);
   const started = await app.api.post(`/api/v1/admin/harvest-sources/${source.body.id}/run`, undefined, app.sysadmin);
   if (started.status !== 202) throw new Error(started.text);
   let lastRun: Record<string, any> = {};
@@ -140,10 +143,21 @@ test.serial('harvesting the exported /data.json again gives the same datasets (r
   t.timeout(1_200_000);
   t.truthy(exported, 'the first test read the export');
   const first = exported!;
+  // As a second catalog would: the first copies go, so the export's identifiers are each one dataset's
+  // again (/data.json gives a dataset its own IRI where two claim one identifier).
+  for (const id of sources.splice(0)) {
+    const purged = await app.api.delete(`/api/v1/admin/harvest-sources/${id}?purge=true`, app.sysadmin);
+    t.true([202, 204].includes(purged.status), purged.text);
+  }
+  await until(
+    'the first harvests are purged',
+    async () => ((await app.api.get('/data.json')).body as Catalog).dataset.length === 0,
+    600_000,
+  );
   const run = await harvest('roundtrip', `${files.url}/export.json`);
   t.like(run, { status: 'succeeded', created: first.dataset.length, failed: 0 });
   const again = ((await app.api.get('/data.json')).body as Catalog).dataset;
-  t.is(again.length, 2 * first.dataset.length, 'each dataset twice: from its source, and from the export');
+  t.is(again.length, first.dataset.length, 'each dataset once, from the export');
   const byId = new Map(first.dataset.map((d) => [d.identifier, d]));
   let differing = 0;
   for (const d of again) {

@@ -252,35 +252,40 @@ test.serial(
   },
 );
 
-test.serial('a harvested title edited through REST is served, while the untouched description stays as the source wrote it', async (t) => {
-  const list = await app.api.get(`/api/v1/packages?limit=100&private=true`, app.sysadmin);
-  const found = (list.body.results as Array<{ id: string }>).map((d) => d.id);
-  let dataset: Record<string, any> | undefined;
-  for (const id of found) {
-    const detail = (await app.api.get(`/api/v1/packages/${id}`, app.sysadmin)).body;
-    if (detail.harvest?.remoteId === 'https://data.gov.gr/id/dataset/BeePopulation2022') dataset = detail;
-  }
-  if (!dataset) return t.fail('the examples test harvested BeePopulation2022');
-  const before = await app.api.get(`/dataset/${dataset.id}.ttl`);
-  t.true(before.text.includes('"Bee population 2022"@en'), before.text);
-  // A harvested dataset is the source's to change: detached (its source deleted, no purge), it is ours to edit.
-  const detached = await app.api.delete(`/api/v1/admin/harvest-sources/${dataset.harvest.sourceId}`, app.sysadmin);
-  t.is(detached.status, 204, detached.text);
-  const put = await app.api.put(
-    `/api/v1/packages/${dataset.id}`,
-    {
-      name: dataset.name,
-      title: 'Bee population, revised',
-      notes: dataset.notes,
-      ownerOrg: dataset.organization.name,
-      licenseId: dataset.licenseId,
-      extras: dataset.extras,
-    },
-    app.sysadmin,
-  );
-  t.is(put.status, 200, put.text);
-  const after = await app.api.get(`/dataset/${dataset.id}.ttl`);
-  t.true(after.text.includes('"Bee population, revised"'), after.text);
-  t.false(after.text.includes('"Bee population 2022"@en'), after.text);
-  t.true(after.text.includes('"A dataset about bee population in Greece in 2022"@en'), after.text);
-});
+test.serial(
+  'a detached harvested dataset is its editors’: its edited title is served, and the source’s raw triples (now editable extras) no longer are',
+  async (t) => {
+    const list = await app.api.get(`/api/v1/packages?limit=100&private=true`, app.sysadmin);
+    const found = (list.body.results as Array<{ id: string }>).map((d) => d.id);
+    let dataset: Record<string, any> | undefined;
+    for (const id of found) {
+      const detail = (await app.api.get(`/api/v1/packages/${id}`, app.sysadmin)).body;
+      if (detail.harvest?.remoteId === 'https://data.gov.gr/id/dataset/BeePopulation2022') dataset = detail;
+    }
+    if (!dataset) return t.fail('the examples test harvested BeePopulation2022');
+    const before = await app.api.get(`/dataset/${dataset.id}.ttl`);
+    t.true(before.text.includes('"Bee population 2022"@en'), before.text);
+    // A harvested dataset is the source's to change: detached (its source deleted, no purge), it is ours to edit.
+    const detached = await app.api.delete(`/api/v1/admin/harvest-sources/${dataset.harvest.sourceId}`, app.sysadmin);
+    t.is(detached.status, 204, detached.text);
+    const put = await app.api.put(
+      `/api/v1/packages/${dataset.id}`,
+      {
+        name: dataset.name,
+        title: 'Bee population, revised',
+        notes: dataset.notes,
+        ownerOrg: dataset.organization.name,
+        licenseId: dataset.licenseId,
+        extras: dataset.extras,
+      },
+      app.sysadmin,
+    );
+    t.is(put.status, 200, put.text);
+    const after = await app.api.get(`/dataset/${dataset.id}.ttl`);
+    t.true(after.text.includes('"Bee population, revised"'), after.text);
+    t.false(after.text.includes('"Bee population 2022"@en'), after.text);
+    // Extras anyone may now edit are never triples in the site's feeds: the record's plain description is served.
+    t.false(after.text.includes('"A dataset about bee population in Greece in 2022"@en'), after.text);
+    t.true(after.text.includes(`"${dataset.notes}"`), after.text);
+  },
+);

@@ -136,7 +136,22 @@ test('package dicts map CKAN’s shapes: naive UTC times, vocabulary tags left o
       version: null,
       url: null,
       modified: '2024-05-01T10:00:00.123Z',
-      resources: [{ url: 'https://x.org/f.csv', name: null, description: null, format: 'CSV', mimetype: null, size: 42 }],
+      // A dict with no record keys, extras or fields of its own brings none.
+      metadata: {},
+      extras: [],
+      customFields: {},
+      resources: [
+        {
+          url: 'https://x.org/f.csv',
+          name: null,
+          description: null,
+          format: 'CSV',
+          mimetype: null,
+          size: 42,
+          metadata: {},
+          customExtras: [],
+        },
+      ],
     },
   });
   t.deepEqual(ckanPackageItem('s', { name: 'no-id' }), {

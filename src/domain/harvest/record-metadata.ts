@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DATASET_RECORD, recordKeys, storedRecord, type RecordTable, type RecordValues } from '../metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../metadata/distribution-record.ts';
-import { extras as extrasSchema, withExtras, type Extra } from '../metadata/extras.ts';
+import { customFields as customFieldsSchema, extras as extrasSchema, withExtras, type Extra } from '../metadata/extras.ts';
 import type { FieldError } from '../errors.ts';
 
 /**
@@ -31,5 +31,11 @@ export const mapDistributionMetadata = (given: Record<string, unknown> | undefin
 /** What the extras break of their caps (a record over them fails, as POST /packages would refuse it). */
 export function extrasErrors(pairs: Extra[], path: string): FieldError[] {
   const parsed = extrasSchema.safeParse(pairs);
+  return parsed.success ? [] : parsed.error.issues.slice(0, 5).map((i) => ({ path: [path, ...i.path].join('.'), message: i.message }));
+}
+
+/** What a record's profile values break of their caps. */
+export function customFieldsErrors(values: Record<string, unknown>, path: string): FieldError[] {
+  const parsed = customFieldsSchema.safeParse(values);
   return parsed.success ? [] : parsed.error.issues.slice(0, 5).map((i) => ({ path: [path, ...i.path].join('.'), message: i.message }));
 }

@@ -5,7 +5,7 @@ import type { FieldError } from '../errors.ts';
 import { RESOURCE_FIELDS, type ResourceFieldValues } from '../resources/field-table.ts';
 import { email } from '../users/fields.ts';
 import type { HarvestItem, HarvestRecord, HarvestResource } from './record.ts';
-import { extrasErrors, mapDatasetMetadata, mapDistributionMetadata } from './record-metadata.ts';
+import { customFieldsErrors, extrasErrors, mapDatasetMetadata, mapDistributionMetadata } from './record-metadata.ts';
 
 /**
  * Harvested records carry no license more often than not; CKAN's own "License not specified" stands in,
@@ -120,6 +120,7 @@ export function recordErrors(r: MappedRecord): FieldError[] {
     if (rule && typeof value === 'string' && value && !rule.valid(value)) errors.push({ path: key, message: rule.message });
   }
   errors.push(...extrasErrors(r.extras ?? [], 'extras'));
+  errors.push(...customFieldsErrors(r.customFields ?? {}, 'customFields'));
   r.resources.forEach((res, i) => {
     errors.push(...extrasErrors(res.customExtras ?? [], `resources.${i}.customExtras`));
     if (!isUrl(res.url, LINK_PROTOCOLS)) errors.push({ path: `resources.${i}.url`, message: 'must be an http(s) or ftp URL' });

@@ -28,7 +28,7 @@ export function geometryProblem(value: unknown, budget = { positions: 0 }, level
   if (extra.length > 0) return `must be a GeoJSON geometry: unexpected key "${extra[0]}"`;
   if (g.type === 'GeometryCollection') {
     if (level >= MAX_COLLECTION_DEPTH) return `must not nest geometry collections more than ${MAX_COLLECTION_DEPTH} deep`;
-    if (!Array.isArray(g.geometries)) return 'a GeometryCollection must have a "geometries" array';
+    if (!Array.isArray(g.geometries) || g.geometries.length === 0) return 'a GeometryCollection must have a non-empty "geometries" array';
     for (const member of g.geometries) {
       const problem = geometryProblem(member, budget, level + 1);
       if (problem) return problem;
@@ -43,6 +43,8 @@ export function geometryProblem(value: unknown, budget = { positions: 0 }, level
 
 function coordinatesProblem(value: unknown, depth: number, budget: { positions: number }): string | null {
   if (!Array.isArray(value)) return '"coordinates" must be nested arrays of positions';
+  // An empty geometry covers nowhere, and has no box (it would be stored as the whole plane).
+  if (depth > 0 && value.length === 0) return '"coordinates" must not be empty';
   if (depth === 0) {
     if (++budget.positions > MAX_POSITIONS) return `too big: more than ${MAX_POSITIONS.toLocaleString('en-US')} positions`;
     if (value.length < 2 || value.length > 3 || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {

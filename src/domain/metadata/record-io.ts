@@ -1,5 +1,5 @@
 import { coverageColumns } from './coverage.ts';
-import { DATASET_RECORD, mergedRecord, presentedRecord, recordKeys, type DatasetRecordValues } from './dataset-record.ts';
+import { DATASET_RECORD, mergedRecord, presentedRecord, type DatasetRecordValues } from './dataset-record.ts';
 import { DISTRIBUTION_RECORD, type DistributionRecordValues } from './distribution-record.ts';
 import type { Extra } from './extras.ts';
 
@@ -62,6 +62,3 @@ export const presentDistributionMetadata = (r: {
   customExtras: r.customExtras ?? [],
   customFields: r.customFields ?? {},
 });
-
-/** The keys of a body that belong to the dataset's metadata. */
-export const DATASET_METADATA_KEYS = [...recordKeys(DATASET_RECORD), 'extras', 'customFields'] as const;

@@ -24,9 +24,13 @@ export const iri = z
 
 export const webUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(URI);
 
-/** ISO 8601 date or date-time at any precision down from the year: `2010`, `2010-05`, `2010-05-01`, `2010-05-01T12:00:00Z`. */
+/**
+ * ISO 8601 date or date-time at any precision down from the year: `2010`, `2010-05`, `2010-05-01`,
+ * `2010-05-01T12:00:00Z`. Years from 0001 (PostgreSQL has no year 0); an hour comes with its minutes and a
+ * zone offset with its minutes, so every accepted value is one instant.
+ */
 const ISO_INSTANT =
-  /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3])(:[0-5]\d(:[0-5]\d(\.\d{1,9})?)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?)?)?$/;
+  /^(?!0000)\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?)?)?$/;
 export const isoInstant = z.string().trim().max(40).regex(ISO_INSTANT, 'must be an ISO 8601 date or date-time, such as 2010-01-31');
 
 /** ISO 8601 repeating interval (`R/P1Y`, `R/PT1H`) as DCAT-US writes a frequency. */

@@ -4,7 +4,7 @@ import { bboxText, coverageDate } from '../../../domain/datasets/coverage-query.
 import { DATASET_LIMITS as L, LINK_PROTOCOLS, tooLong, tooMany } from '../../../domain/datasets/limits.ts';
 import { DATASET_RECORD, recordInputShape, recordOutputShape } from '../../../domain/metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../../../domain/metadata/distribution-record.ts';
-import { extras } from '../../../domain/metadata/extras.ts';
+import { customFields, extras } from '../../../domain/metadata/extras.ts';
 import { RESOURCE_FIELDS } from '../../../domain/resources/field-table.ts';
 import { filterValue, flag, listOf, paging, slug } from '../../../http/schemas.ts';
 import { fieldInput, inputShape, outputShape, schemaOrgShape } from './field-schemas.ts';
@@ -24,14 +24,14 @@ const resourceFields = {
   ...inputShape(RESOURCE_FIELDS),
   ...recordInputShape(DISTRIBUTION_RECORD),
   customExtras: extras.nullish().describe('Free key/value pairs, kept in order (CKAN’s resource extras); `extras` is the system’s'),
-  customFields: z.record(z.string(), z.unknown()).nullish().describe('Values of the resource fields the metadata profiles define'),
+  customFields: customFields.nullish().describe('Values of the resource fields the metadata profiles define'),
 };
 
 /** A dataset's metadata record beyond the spec's fields (src/domain/metadata/), its extras and its profile fields. */
 const metadataInput = {
   ...recordInputShape(DATASET_RECORD),
   extras: extras.nullish().describe('Free key/value pairs, kept byte for byte and in order (CKAN’s extras)'),
-  customFields: z.record(z.string(), z.unknown()).nullish().describe('Values of the fields the metadata profiles define'),
+  customFields: customFields.nullish().describe('Values of the fields the metadata profiles define'),
 };
 const metadataOutput = {
   ...recordOutputShape(DATASET_RECORD),
