@@ -301,3 +301,16 @@ test('a distribution’s documentation (foaf:page) and other pages (rdfs:seeAlso
     ['http://purl.org/dc/terms/title'],
   );
 });
+
+test('blank nodes that loop and fan out cost a bounded walk, and what they said is kept as written', (t) => {
+  // Ten self-loops under dct:spatial: a walk without a cycle check or a budget makes 10^10 steps.
+  const loops = Array.from({ length: 10 }, (_, i) => `<https://remote.example/p${i}> _:a`).join(' ; ');
+  const graph = new RdfGraph(
+    new Parser({ baseIRI: 'https://remote.example/' }).parse(`${PREFIXES}
+<d> a dcat:Dataset ; dct:title "D" ; dct:description "About D" ; dct:spatial _:a .
+_:a a dct:Location ; ${loops} .`),
+  );
+  const item = dcatApItem(graph, { termType: 'NamedNode', value: 'https://remote.example/d' }, 0);
+  if (item.kind !== 'record') return t.fail(item.reason);
+  t.true((item.record.extras ?? []).some((e) => e.key === 'http://purl.org/dc/terms/spatial'));
+});

@@ -25,10 +25,24 @@ const SITE = { publicUrl: 'http://almanac.invalid', siteName: 'check' };
 const ID = 'record';
 const CREATED = '2000-01-01T00:00:00.000Z';
 
+const CANON_BUDGET = 10_000;
+
 const same = (a: RdfTerm, b: RdfTerm) => a.termType === b.termType && a.value === b.value;
 
-/** A term as comparable text; `types`: the classes to ignore on blank nodes (null: every class). */
-function canon(graph: RdfGraph, term: RdfTerm, self: RdfTerm, types: Set<string> | null, depth = 0): string {
+/**
+ * A term as comparable text; `types`: the classes to ignore on blank nodes (null: every class). A source
+ * is anyone's document: blank nodes that loop or fan out again and again must not cost exponential time,
+ * so a node already on the path is a cycle, and one term's walk stops after `CANON_BUDGET` blank nodes
+ * (a text that then differs only keeps the property as the source wrote it).
+ */
+function canon(
+  graph: RdfGraph,
+  term: RdfTerm,
+  self: RdfTerm,
+  types: Set<string> | null,
+  depth = 0,
+  walk = { left: CANON_BUDGET, path: new Set<string>() },
+): string {
   if (same(term, self)) return '<SELF>';
   if (term.termType === 'Literal') {
     const datatype = term.datatype?.value;
@@ -39,13 +53,17 @@ function canon(graph: RdfGraph, term: RdfTerm, self: RdfTerm, types: Set<string>
     ]);
   }
   if (term.termType !== 'BlankNode') return `<${term.value}>`;
-  if (depth > 10) return '[…]';
+  if (depth > 10 || walk.left <= 0) return '[…]';
+  if (walk.path.has(term.value)) return '[cycle]';
+  walk.left -= 1;
+  walk.path.add(term.value);
   const parts = graph.predicates(term).flatMap((p) =>
     graph
       .objects(term, p)
       .filter((o) => p !== RDF_TYPE || (types !== null && !types.has(o.value)))
-      .map((o) => `${p} ${canon(graph, o, self, types, depth + 1)}`),
+      .map((o) => `${p} ${canon(graph, o, self, types, depth + 1, walk)}`),
   );
+  walk.path.delete(term.value);
   return `[${parts.sort().join(';')}]`;
 }
 
