@@ -3,6 +3,7 @@ import { fieldPaths, isProblem } from '../helpers/problem.ts';
 import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
 import { as } from '../helpers/client.ts';
 import { ORGANIZATIONS, groupWithMembers } from '../helpers/groups.ts';
+import { RECORD } from '../helpers/metadata-record.ts';
 import { unique } from '../helpers/names.ts';
 
 /**
@@ -22,49 +23,9 @@ test.after.always(async () => app?.stop());
 
 const PKG = '/api/v1/packages';
 
-/** A record with every kind of value the record holds. */
-export const FULL_RECORD = {
-  temporal: [{ start: '2010', end: '2019-12-31' }, { start: '2021-01-01T00:00:00Z' }],
-  spatial: [
-    { name: 'Lower Saxony', uri: 'https://sws.geonames.org/2862926/', bbox: [6.65, 51.29, 11.6, 53.89] },
-    {
-      geometry: {
-        type: 'Polygon',
-        coordinates: [
-          [
-            [8, 52],
-            [9, 52],
-            [9, 53],
-            [8, 53],
-            [8, 52],
-          ],
-        ],
-      },
-    },
-  ],
-  accrualPeriodicity: 'R/P1Y',
-  language: ['en-US', 'http://publications.europa.eu/resource/authority/language/DEU'],
-  theme: [{ label: 'Energy' }, { uri: 'http://publications.europa.eu/resource/authority/data-theme/ENVI', label: 'Environment' }],
-  publisher: { name: 'Office of Statistics', subOrganizationOf: { name: 'Department of Commerce', uri: 'https://example.gov/doc' } },
-  contactPoint: [{ name: 'Data Desk', email: 'data@example.gov' }],
-  accessLevel: 'restricted public',
-  rights: 'Registration required for the microdata.',
-  issued: '2009-05-01',
-  modified: 'R/P1D',
-  conformsTo: ['https://example.org/schema/v2'],
-  describedBy: { url: 'https://example.org/dictionary.csv', type: 'text/csv' },
-  references: ['https://example.org/methodology.pdf'],
-  identifier: 'DOC-STAT-0042',
-  otherIdentifiers: [{ notation: '10.1234/abcd', scheme: 'https://doi.org/' }],
-  isPartOf: ['DOC-STAT-SERIES'],
-  bureauCode: ['006:07'],
-  programCode: ['006:001'],
-  dataQuality: true,
-  primaryITInvestmentUII: '006-000000042',
-  systemOfRecords: 'https://example.gov/sorn/42',
-  versionNotes: 'Adds 2019.',
-  spatialResolutionInMeters: 30,
-  temporalResolution: 'P1D',
+/** A record with every kind of value the record holds, with extras to keep byte for byte. */
+const FULL_RECORD = {
+  ...RECORD,
   extras: [
     { key: 'harvest_note', value: '  kept  as sent \u00e9\u{1F600} ' },
     { key: 'a_json', value: '{"b": [1, 2]}' },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DATASET_RECORD, recordKeys, storedRecord, type RecordTable, type RecordValues } from '../metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../metadata/distribution-record.ts';
-import { customFields as customFieldsSchema, extras as extrasSchema, withExtras, type Extra } from '../metadata/extras.ts';
+import { customFields as customFieldsSchema, extras as extrasSchema, extraText, withExtras, type Extra } from '../metadata/extras.ts';
 import type { FieldError } from '../errors.ts';
 
 /**
@@ -18,7 +18,7 @@ export function mapRecordValues<T extends RecordTable>(table: T, given: Record<s
     if (value === undefined || value === null) continue;
     const parsed = (table[key]!.schema as z.ZodType).safeParse(value);
     if (parsed.success) valid[key] = parsed.data;
-    else misfits.push({ key, value: typeof value === 'string' ? value : JSON.stringify(value) });
+    else misfits.push({ key, value: extraText(value) });
   }
   return { metadata: storedRecord(table, valid as RecordValues<T>), extras: withExtras(extras ?? [], misfits) };
 }

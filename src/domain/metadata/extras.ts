@@ -46,3 +46,6 @@ export const customFields = z.record(z.string().min(1).max(EXTRAS_LIMITS.key), z
   else if (JSON.stringify(values).length > L.characters)
     ctx.addIssue({ code: 'custom', message: `too big: more than ${L.characters.toLocaleString('en-US')} characters as JSON` });
 });
+
+/** A value kept as an extra: text as it is, anything else as its JSON (so a source's structure comes back). */
+export const extraText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));

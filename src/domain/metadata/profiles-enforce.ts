@@ -1,8 +1,7 @@
 import type { Dataset, Resource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed, type FieldError } from '../errors.ts';
-import type { Extra } from './extras.ts';
-import { withExtras } from './extras.ts';
+import { extraText, withExtras, type Extra } from './extras.ts';
 import { profileValueErrors, requiredMissing, valueError } from './profiles-fields.ts';
 import { profileFieldsFor } from './profiles.ts';
 
@@ -69,7 +68,7 @@ export async function fitHarvestedProfileValues(ctx: DomainContext, dataset: Dat
   for (const [key, value] of Object.entries(dataset.customFields ?? {})) {
     const field = byName.get(key);
     if (value === null || (field && valueError(field, value) === null)) kept[key] = value;
-    else misfits.push({ key, value: typeof value === 'string' ? value : JSON.stringify(value) });
+    else misfits.push({ key, value: extraText(value) });
   }
   if (misfits.length === 0) return;
   dataset.customFields = kept;

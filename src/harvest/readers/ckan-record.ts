@@ -6,7 +6,7 @@ import {
 } from '../../api/ckan/record-dict.ts';
 import { DATASET_RECORD, type RecordTable } from '../../domain/metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../../domain/metadata/distribution-record.ts';
-import { withExtras, type Extra } from '../../domain/metadata/extras.ts';
+import { extraText, withExtras, type Extra } from '../../domain/metadata/extras.ts';
 import { list, object } from '../values.ts';
 
 /**
@@ -31,14 +31,12 @@ export const HARVEST_PROVENANCE_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** CKAN's extra values are text; anything else a site sends is kept as its JSON. */
-const extraValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
-
 /** `extras` of a dict: [{key, value}] in order, a key given twice kept once (its first value). */
 export function ckanExtras(value: unknown, skip: ReadonlySet<string> = new Set()): Extra[] {
   const pairs = list(value).flatMap((v) => {
     const pair = object(v);
     const key = pair?.key;
-    return typeof key === 'string' && key && !skip.has(key) ? [{ key, value: extraValue(pair!.value) }] : [];
+    return typeof key === 'string' && key && !skip.has(key) ? [{ key, value: extraText(pair!.value) }] : [];
   });
   return withExtras([], pairs);
 }
@@ -131,7 +129,7 @@ export function ckanResourceMetadata(dict: Record<string, unknown>) {
     metadata: recordValues(DISTRIBUTION_RECORD, dict),
     customExtras: withExtras(
       [],
-      otherEntries(dict, CKAN_RESOURCE_KEYS, DISTRIBUTION_RECORD_CKAN_KEYS).map(([key, value]) => ({ key, value: extraValue(value) })),
+      otherEntries(dict, CKAN_RESOURCE_KEYS, DISTRIBUTION_RECORD_CKAN_KEYS).map(([key, value]) => ({ key, value: extraText(value) })),
     ),
   };
 }

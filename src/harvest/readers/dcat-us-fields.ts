@@ -207,8 +207,6 @@ const TEXT_FIELDS = new Set([
 ]);
 
 /** A source's value as an extra keeps it: text as is, anything else as its JSON. */
-export const extraValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-
 /** An extra's text as the DCAT-US value it was kept from. */
 export function extraField(key: string, value: string): unknown {
   if (TEXT_FIELDS.has(key)) return value;

@@ -4,12 +4,12 @@ import type { HarvestRecord, HarvestResource } from '../../domain/harvest/record
 import { RESOURCE_FIELDS } from '../../domain/resources/field-table.ts';
 import { DATASET_RECORD, recordKeys } from '../../domain/metadata/dataset-record.ts';
 import { DISTRIBUTION_RECORD } from '../../domain/metadata/distribution-record.ts';
-import type { Extra } from '../../domain/metadata/extras.ts';
+import { extraText, type Extra } from '../../domain/metadata/extras.ts';
 import { typedDataset, typedDistribution, type DataJsonResource, type DataJsonSource } from '../../feeds/data-json-dataset.ts';
 import { slugFrom } from '../../domain/harvest/names.ts';
 import { licenseIdOf } from '../licenses.ts';
 import { httpUrl, isoInstant, list, object, text } from '../values.ts';
-import { extraValue, readDatasetField, readDistributionField, type DatasetView, type Raw, type ResourceView } from './dcat-us-fields.ts';
+import { readDatasetField, readDistributionField, type DatasetView, type Raw, type ResourceView } from './dcat-us-fields.ts';
 
 /**
  * One DCAT-US dataset as a harvest record, losing nothing: each field goes to its typed place when it has
@@ -49,13 +49,13 @@ function readObject<V extends object>(
     if (partial) {
       Object.assign(view, partial);
       typedKeys.push(key);
-    } else extras.push({ key, value: extraValue(value) });
+    } else extras.push({ key, value: extraText(value) });
   }
   return { view, typedKeys, extras };
 }
 
 function keepUnlikeWritten(d: Raw, written: Record<string, unknown>, typedKeys: string[], extras: Extra[]) {
-  for (const key of typedKeys) if (!writtenAsSource(written[key], d[key])) extras.push({ key, value: extraValue(d[key]) });
+  for (const key of typedKeys) if (!writtenAsSource(written[key], d[key])) extras.push({ key, value: extraText(d[key]) });
 }
 
 /** The tags as the dataset presents them once written (split at commas, trimmed, each once, sorted). */
@@ -105,7 +105,7 @@ export function dcatUsRecord(d: Raw, identifier: string, title: string): Harvest
   });
   // A distribution with no link has nowhere to go as a resource: the list as the source wrote it is kept.
   if (resources.length !== distributions.length || (d.distribution !== undefined && !Array.isArray(d.distribution))) {
-    extras.push({ key: 'distribution', value: extraValue(d.distribution) });
+    extras.push({ key: 'distribution', value: extraText(d.distribution) });
   }
   const written = typedDataset(NO_SITE, {
     ...view,
