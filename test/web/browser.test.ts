@@ -232,7 +232,7 @@ test('the API docs page renders Swagger UI under its Content-Security-Policy', a
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   await page.goto('/api/docs');
-  await page.locator('.information-container .title').first().waitFor({ timeout: 15_000 });
+  await page.locator('.information-container .title').first().waitFor({ timeout: 60_000 });
   t.regex((await page.locator('.information-container .title').first().textContent()) ?? '', /Almanac/);
   t.true((await page.locator('.opblock').count()) > 10, 'the operations are listed');
   t.deepEqual(violations, []);

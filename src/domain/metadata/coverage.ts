@@ -34,7 +34,8 @@ export const period = z
   .refine((p) => !p.start || !p.end || instantFloor(p.start) <= instantCeiling(p.end), {
     message: 'must not end before it starts',
     path: ['end'],
-  });
+  })
+  .meta({ id: 'Period' });
 export type Period = z.infer<typeof period>;
 
 /**
@@ -71,7 +72,8 @@ export const place = z
     bbox: bbox.nullish(),
     centroid: z.tuple([longitude, latitude]).meta(tupleDoc(2, '[longitude, latitude] in WGS 84 degrees')).nullish(),
   })
-  .refine((p) => p.name || p.uri || p.geometry || p.bbox || p.centroid, 'must have a name, a uri, a geometry or a bbox');
+  .refine((p) => p.name || p.uri || p.geometry || p.bbox || p.centroid, 'must have a name, a uri, a geometry or a bbox')
+  .meta({ id: 'Place' });
 export type Place = z.infer<typeof place>;
 
 export const temporalCoverage = list(period, 50);

@@ -87,7 +87,8 @@ export const language = z.union(
 /** A concept of a vocabulary (a theme, a type, a status): its IRI, its label, or both. */
 export const concept = z
   .strictObject({ uri: iri.nullish(), label: text().nullish() })
-  .refine((c) => c.uri || c.label, 'must have a uri or a label');
+  .refine((c) => c.uri || c.label, 'must have a uri or a label')
+  .meta({ id: 'Concept' });
 
 /** An organization or person (foaf:Agent; DCAT-US's publisher, with the organizations above it). */
 export interface Agent {
@@ -113,7 +114,8 @@ const agentAt = (depth: number): z.ZodType<Agent> =>
           : z.null({ error: `must not nest more than ${AGENT_DEPTH} organizations` }).optional(),
     })
     .refine((a) => a.name || a.uri, 'must have a name or a uri');
-export const agent = agentAt(1);
+// One component in the OpenAPI document: the record names an agent in five places, each unrolled five deep.
+export const agent = agentAt(1).meta({ id: 'Agent' });
 
 /** Who to contact (vcard:Kind): DCAT-US's contactPoint `fn` and `hasEmail`. */
 export const contact = z
@@ -124,7 +126,8 @@ export const contact = z
     phone: text(100).nullish(),
     uri: iri.nullish(),
   })
-  .refine((c) => c.name || c.email || c.url || c.uri, 'must have a name, an email, a url or a uri');
+  .refine((c) => c.name || c.email || c.url || c.uri, 'must have a name, an email, a url or a uri')
+  .meta({ id: 'ContactPoint' });
 
 export const ACCESS_LEVELS = ['public', 'restricted public', 'non-public'] as const;
 export const accessLevel = z.enum(ACCESS_LEVELS, { error: 'must be public, restricted public or non-public' });
@@ -157,12 +160,14 @@ export const RELATED_CLASSES = ['DatasetSeries', 'Dataset', 'DataService', 'Cata
  * described as DCAT-AP wants of that link's range: of its class, with a title and description (mandatory)
  * and its publisher and contact point (recommended for a series).
  */
-export const relatedResource = z.strictObject({
-  uri: iri,
-  class: z.enum(RELATED_CLASSES, { error: `must be one of ${RELATED_CLASSES.join(', ')}` }),
-  title: text(),
-  description: text(LONG).nullish(),
-  // Lazily: TypeScript then still infers the whole record's types (eagerly, it gave up and said unknown).
-  publisher: z.lazy(() => agent).nullish(),
-  contactPoint: contact.nullish(),
-});
+export const relatedResource = z
+  .strictObject({
+    uri: iri,
+    class: z.enum(RELATED_CLASSES, { error: `must be one of ${RELATED_CLASSES.join(', ')}` }),
+    title: text(),
+    description: text(LONG).nullish(),
+    // Lazily: TypeScript then still infers the whole record's types (eagerly, it gave up and said unknown).
+    publisher: z.lazy(() => agent).nullish(),
+    contactPoint: contact.nullish(),
+  })
+  .meta({ id: 'RelatedResource' });
