@@ -10,8 +10,8 @@ import { CKAN_ACTION_PATHS } from './paths.ts';
 import type { DomainServices } from '../../domain/context.ts';
 
 /**
- * The CKAN-compatible Action API (read side): /api/3/action/{name} and /api/action/{name}, GET (query
- * string) and POST (JSON body) alike, never a redirect. Each action calls the same domain functions
+ * The CKAN-compatible Action API: /api/3/action/{name} and /api/action/{name}; read actions by GET (query
+ * string) and POST (JSON body) alike, write actions by POST only; never a redirect. Each action calls the same domain functions
  * and visibility rule as REST, through the audited runner; answers and failures come in CKAN's
  * envelopes (envelope.ts).
  */
@@ -26,6 +26,7 @@ export function ckanRouter(services: DomainServices): Router {
     const action = Object.hasOwn(ckanActions, name) ? ckanActions[name] : undefined;
     // Failures outside an action go up to the CKAN paths' error answers (ckanErrorSender), in CKAN's envelope.
     if (!action) throw badRequest(`Action name not known: ${name}`);
+    if (action.write && ctx.method !== 'POST') throw badRequest('JSON Error: Invalid request. Please use POST method for your request');
     const params = await readParams(ctx);
     await run(
       { key: unitKey('ckan', name), noPolicy: action.noPolicy },

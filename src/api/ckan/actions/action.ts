@@ -20,6 +20,8 @@ export interface ActionCall {
 export interface Action extends UnitDeclaration {
   /** help_show's text. */
   help: string;
+  /** A write action: POST only, as CKAN refuses a GET for any action that is not side-effect free. */
+  write?: boolean;
   run(call: ActionCall): Promise<unknown>;
 }
 
