@@ -1,5 +1,5 @@
 import test from 'ava';
-import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, vectorsCaughtUp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 
 /**
@@ -94,6 +94,8 @@ test.before(async () => {
   });
   if ((await app.api.delete(`${API}/organizations/closed`, sysadmin)).status !== 204) throw new Error('soft-delete closed');
   await app.api.post(`${API}/packages/drafts`, { name: 'draft-crash-data', title: 'Car Crash Draft', ownerOrg: 'transport' }, sysadmin);
+  // POST /packages answers once a dataset is found by keywords; the meaning follows through the vector backlog.
+  await vectorsCaughtUp(app);
 });
 test.after.always(async () => app?.stop());
 

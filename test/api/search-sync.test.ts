@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isProblem } from '../helpers/problem.ts';
-import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { settledPipeline } from '../helpers/pipeline.ts';
 import { syncDatasetsSearch } from '../../src/search/sync.ts';
@@ -58,8 +58,11 @@ test.serial('publish, update, delete, restore and purge keep points and vectors 
   t.is(created.status, 201, created.text);
   const id = created.body.id as string;
   t.true(
+    (await found('honey bee colony')).some((r) => r.name === 'bee-colonies' && r.match?.keyword),
+    'found by keywords at once',
+  );
+  await until('found by meaning once the vector backlog embeds it', async () =>
     (await found('pollinator decline')).some((r) => r.name === 'bee-colonies'),
-    'found by meaning at once',
   );
   let doc = await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin);
   t.is(doc.status, 200, doc.text);
@@ -101,7 +104,9 @@ test.serial(
     const created = await createDataset({ name: 'tide-gauges', title: 'Tide Gauge Readings', notes: 'Sea level at harbour gauges.' });
     t.is(created.status, 201, created.text);
     const id = created.body.id as string;
-    t.truthy((await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin)).body.indexed);
+    await until('the new dataset’s vector is in the index', async () =>
+      Boolean((await app.api.get(`${API}/admin/search/doc/packages/${id}`, admin)).body.indexed),
+    );
 
     // The row changes behind the API's back, as a harvest writes it, and is synced the harvest's way.
     const { orm, storage, config, search } = app.almanac.services;

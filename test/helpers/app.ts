@@ -135,6 +135,21 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   }
 }
 
+/**
+ * Waits until every index holds a vector for each of its documents (drift 0): a dataset made through
+ * POST /packages is found by keywords at once and by meaning once the vector backlog has embedded it.
+ */
+export async function vectorsCaughtUp(app: TestApp, timeoutMs = 60_000) {
+  await until(
+    'the vector backlog embedded every document',
+    async () => {
+      const stats = await app.api.get('/api/v1/admin/search/stats', app.sysadmin);
+      return Object.values(stats.body.indexes as Record<string, { drift: number | null }>).every((index) => index.drift === 0);
+    },
+    timeoutMs,
+  );
+}
+
 /** True while a query of some caller runs: it holds that caller's advisory lock (src/query/caller-lock.ts). */
 export async function queryRunning(app: TestApp): Promise<boolean> {
   const [row] = await app.almanac.services.orm.em.fork().execute<{ n: number }[]>(

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, vectorsCaughtUp, type TestApp } from '../helpers/app.ts';
 
 /**
  * The search page with the real embedding model: a dataset found by meaning alone says so and shows the
@@ -25,6 +25,7 @@ test.before(async () => {
     private: true,
     notes: 'Internal files on deadly car crashes.',
   });
+  await vectorsCaughtUp(app);
 });
 test.after.always(async () => app?.stop());
 

@@ -9,6 +9,7 @@ import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } 
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { loadDatasetDetail } from './detail-query.ts';
 import { assertNotHarvested } from './harvested.ts';
+import { syncKeywordsNow } from './keyword-sync.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
 import { presentDataset } from './present.ts';
 
@@ -30,7 +31,10 @@ async function detail(ctx: DomainContext, dataset: Dataset) {
   return presentDataset(dataset, { resources });
 }
 
-/** POST /packages: an active dataset and its resources, in one transaction; one bad resource and nothing is created. */
+/**
+ * POST /packages: an active dataset and its resources, in one transaction; one bad resource and nothing is
+ * created. It answers once the dataset is found by keywords; by meaning once the vector backlog reaches it.
+ */
 export async function createDataset(ctx: DomainContext, actor: Actor, input: DatasetInput & { resources?: ResourceInput[] }) {
   const missing = missingForActive(input);
   const resourceErrors = (input.resources ?? []).flatMap((r, i) => resourceInputErrors(r, `resources.${i}.`));
@@ -60,7 +64,7 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
     await flushDataset(tx);
     return detail(tx, dataset);
   });
-  await ctx.jobs.syncSearch(record.id);
+  await syncKeywordsNow(ctx, record.id);
   return record;
 }
 

@@ -49,7 +49,7 @@ export const packageRoutes = [
       'GET /packages/{id}/resources': { id: '$response.body#/id' },
       'POST /packages/{id}/resources': { id: '$response.body#/id' },
     },
-    problems: ['conflict', 'jobs_unavailable', 'search_sync_failed'],
+    problems: ['conflict', 'search_sync_failed'],
     tag: 'packages',
     access: 'user',
     status: 201,
