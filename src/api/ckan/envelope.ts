@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../config.ts';
 import type { DomainError } from '../../domain/errors.ts';
 import type { ErrorSender } from '../../http/middleware/errors.ts';
+import { ckanErrorFields } from './error-fields.ts';
 import { ckanActionName } from './paths.ts';
 
 /**
@@ -26,12 +27,8 @@ export function sendResult(ctx: Context, site: string, action: string, result: u
 
 type CkanErrorBody = { __type: string; message?: string } & Record<string, unknown>;
 
-/** A validation error's fields as CKAN's `{field: [message, ...]}`. */
-function fieldMessages(err: DomainError): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  for (const e of err.errors ?? []) (fields[e.path || 'message'] ??= []).push(e.message);
-  return fields;
-}
+/** A validation error's fields as CKAN's `{field: [message, ...]}`, under CKAN's keys (error-fields.ts). */
+const fieldMessages = (err: DomainError) => ckanErrorFields(err.errors ?? []);
 
 /** CKAN's error type, status and body for an Almanac domain error. */
 export function ckanError(err: DomainError): { status: number; error: CkanErrorBody } {
@@ -45,11 +42,15 @@ export function ckanError(err: DomainError): { status: number; error: CkanErrorB
     case 'invalid_credentials':
     case 'forbidden':
       return { status: 403, error: { __type: 'Authorization Error', message: `Access denied: ${err.message}` } };
+    // A harvested dataset's lock, a taken name, a draft not ready to publish: CKAN's validators refuse the like.
     case 'invalid_parameters':
     case 'validation_failed':
     case 'query_invalid':
     case 'query_not_select':
     case 'query_too_long':
+    case 'harvested_dataset':
+    case 'conflict':
+    case 'publish_requirements_missing':
       return { status: 409, error: { ...fieldMessages(err), __type: 'Validation Error', message: err.message } };
     case 'unsupported_filter':
       return { status: 400, error: { __type: 'Search Query Error', message: `Search Query is invalid: ${err.message}` } };

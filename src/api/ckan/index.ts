@@ -35,7 +35,7 @@ export function ckanRouter(services: DomainServices): Router {
         sendResult(ctx, site, name, await action.run(call));
       },
       { refuse: (err) => sendError(ctx, err), inputs: [params.raw] },
-    );
+    ).finally(() => params.file?.stream.resume()); // a file no action read: drained, so the answer can go
   };
   for (const path of CKAN_ACTION_PATHS) {
     router.get(path, handle);

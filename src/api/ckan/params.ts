@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { DomainContext } from '../../domain/context.ts';
 import { depthExceeds, MAX_JSON_DEPTH } from '../../http/middleware/json-depth.ts';
+import { isMultipart, readMultipart, type ActionFile } from './multipart.ts';
 import { badRequest, invalidParameters, payloadTooLarge, type FieldError } from '../../domain/errors.ts';
 
 /** The largest start/offset an action takes: far past any catalog, well inside what the databases count. */
@@ -14,7 +15,11 @@ export const MAX_OFFSET = 1_000_000_000;
 export class ActionParams {
   private readonly errors: FieldError[] = [];
 
-  constructor(private readonly values: Record<string, unknown>) {}
+  constructor(
+    private readonly values: Record<string, unknown>,
+    /** A file sent with the call in multipart/form-data (`upload`), still streaming. */
+    readonly file?: ActionFile,
+  ) {}
 
   /** The parameters as sent, for the entry-point guard against text nothing can store. */
   get raw(): Readonly<Record<string, unknown>> {
@@ -113,6 +118,10 @@ function bodyLimit(ctx: Context): number {
 export async function readParams(ctx: Context): Promise<ActionParams> {
   const query = { ...(ctx.query as Record<string, unknown>) };
   if (ctx.method !== 'POST') return new ActionParams(query);
+  if (isMultipart(ctx)) {
+    const { fields, file } = await readMultipart(ctx);
+    return new ActionParams({ ...query, ...fields }, file);
+  }
   let body: unknown = (ctx.request as { body?: unknown }).body;
   // The JSON body parser leaves other types unread: CKAN also takes a form or JSON sent as another type.
   const unread = !ctx.req.readableEnded && (body === undefined || (typeof body === 'object' && body !== null && !Object.keys(body).length));

@@ -1,0 +1,52 @@
+import { pipeline, type Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { Context } from 'koa';
+import { invalidMultipart } from '../../domain/errors.ts';
+
+/** A file sent with an action (`upload`, as ckanapi sends `files={'upload': f}`): read as it arrives. */
+export interface ActionFile {
+  stream: Readable;
+  filename?: string;
+  contentType?: string;
+}
+
+export const isMultipart = (ctx: Context) => !!ctx.get('Content-Type')?.toLowerCase().startsWith('multipart/form-data');
+
+/** Form fields: a body's parameters are text; a file's is only its size, and never a field value. */
+const LIMITS = { fields: 1_000, fieldSize: 1 << 20, parts: 1_100 };
+
+/**
+ * The fields of a `multipart/form-data` action call and its `upload` file, as a stream that is never
+ * buffered: CKAN's clients send the fields first, so the parameters are whole when the file begins (a
+ * field after the file is not read). Any other file part is skipped.
+ */
+export function readMultipart(ctx: Context): Promise<{ fields: Record<string, string | string[]>; file?: ActionFile }> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: ctx.req.headers, limits: LIMITS, defParamCharset: 'utf8' });
+    } catch (err) {
+      return reject(invalidMultipart((err as Error).message));
+    }
+    const fields: Record<string, string | string[]> = {};
+    let settled = false;
+    const settle = (file?: ActionFile) => {
+      if (settled) return;
+      settled = true;
+      resolve({ fields, file });
+    };
+    parser.on('field', (name, value) => {
+      if (settled) return;
+      const prev = fields[name];
+      fields[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+    });
+    parser.on('file', (name, stream, info) => {
+      if (settled || name !== 'upload') return stream.resume();
+      settle({ stream, filename: info.filename, contentType: info.mimeType });
+    });
+    parser.on('error', (err) => (settled ? undefined : ((settled = true), reject(invalidMultipart((err as Error).message)))));
+    parser.on('close', () => settle());
+    // As the proxied upload: a client that goes away ends the parser, and the file being stored, with an error.
+    pipeline(ctx.req, parser, () => undefined);
+  });
+}
