@@ -1,5 +1,5 @@
 import test from 'ava';
-import { semanticEnv, startTestApp, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, vectorsCaughtUp, type TestApp } from '../helpers/app.ts';
 import { ckanGet, ckanPost, resultNames, resultOf } from '../helpers/ckan.ts';
 import type { Reply } from '../helpers/client.ts';
 
@@ -103,6 +103,7 @@ test.before(async (t) => {
     );
     t.is(reply.status, 201, reply.text);
   }
+  await vectorsCaughtUp(app);
   for (const d of DATASETS) {
     const pkg = resultOf(await ckanGet(app.api, 'package_show', { id: d.name }, app.sysadmin));
     modified[d.name] = pkg.metadata_modified;
