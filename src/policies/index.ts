@@ -36,6 +36,8 @@ const rules = {
   'group:manage-members': (a: Actor, s: GroupSubject) => a.sysadmin || hasRole(s.role, 'admin'),
   'user:search': (a: Actor) => a.userId !== null,
   'user:administer': (a: Actor) => a.sysadmin,
+  /** A user's private fields (email, sysadmin flag) and memberships: the user themself and sysadmins. */
+  'user:read-private': (a: Actor, s: OwnedSubject) => a.sysadmin || (a.userId !== null && a.userId === s.ownerId),
   'token:manage': (a: Actor, s: OwnedSubject) => a.userId === s.ownerId,
   'dataset:read': canReadDataset,
   'dataset:edit': canEditDataset,

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../config.ts';
 import type { DomainError } from '../../domain/errors.ts';
 import type { ErrorSender } from '../../http/middleware/errors.ts';
+import { CkanKeyedError } from './ckan-keys.ts';
 import { ckanErrorFields } from './error-fields.ts';
 import { ckanActionName } from './paths.ts';
 
@@ -27,8 +28,16 @@ export function sendResult(ctx: Context, site: string, action: string, result: u
 
 type CkanErrorBody = { __type: string; message?: string } & Record<string, unknown>;
 
-/** A validation error's fields as CKAN's `{field: [message, ...]}`, under CKAN's keys (error-fields.ts). */
-const fieldMessages = (err: DomainError) => ckanErrorFields(err.errors ?? []);
+/**
+ * A validation error's fields as CKAN's `{field: [message, ...]}`, under CKAN's keys (error-fields.ts);
+ * those of a CkanKeyedError are CKAN's keys already.
+ */
+function fieldMessages(err: DomainError): Record<string, unknown> {
+  if (!(err instanceof CkanKeyedError)) return ckanErrorFields(err.errors ?? []);
+  const fields: Record<string, string[]> = {};
+  for (const e of err.errors ?? []) (fields[e.path || 'message'] ??= []).push(e.message);
+  return fields;
+}
 
 /** CKAN's error type, status and body for an Almanac domain error. */
 export function ckanError(err: DomainError): { status: number; error: CkanErrorBody } {

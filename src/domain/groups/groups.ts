@@ -58,9 +58,13 @@ export async function getGroup(ctx: DomainContext, actor: Actor, kind: GroupKind
   return record;
 }
 
-export async function createGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, fields: GroupFields) {
+/** `id`: a caller-chosen id (CKAN's organization_create takes one, so a loaded dump keeps its references). */
+export async function createGroup(ctx: DomainContext, actor: Actor, kind: GroupKind, fields: GroupFields & { id?: string }) {
   authorize(actor, 'group:create');
-  const group = ctx.em.create(Group, { kind, ...normalise(fields) });
+  if (fields.id && (await ctx.em.count(Group, { id: fields.id }))) {
+    throw conflict('A group with this id already exists.', [{ path: 'id', message: 'is already taken' }]);
+  }
+  const group = ctx.em.create(Group, { kind, ...(fields.id ? { id: fields.id } : {}), ...normalise(fields) });
   await flushUnique(ctx, kind);
   return (await presentGroupsWithCounts(ctx, actor, [group]))[0];
 }

@@ -2,6 +2,7 @@ import { showCatalogGroup } from '../../../domain/catalog/datasets.ts';
 import { listGroups } from '../../../domain/groups/groups.ts';
 import { invalidParameters } from '../../../domain/errors.ts';
 import { groupDict, packageDict } from '../package-dict.ts';
+import { fullGroupDict } from './group-show.ts';
 import { MAX_OFFSET } from '../params.ts';
 import { required, type Action, type ActionCall } from './action.ts';
 
@@ -34,15 +35,11 @@ async function groupList(kind: Kind, { domain, actor, params }: ActionCall) {
 async function groupShow(kind: Kind, { domain, actor, params }: ActionCall) {
   const id = required(params, 'id');
   const includeDatasets = params.bool('include_datasets') ?? false;
+  const includeUsers = params.bool('include_users') ?? true;
   params.check();
   const { group, datasets } = await showCatalogGroup(domain, actor, kind, id, includeDatasets ? { limit: MAX_GROUP_DATASETS } : null);
   return {
-    ...groupDict(group, kind),
-    extras: [],
-    tags: [],
-    groups: [],
-    users: [],
-    num_followers: 0,
+    ...(await fullGroupDict(domain, actor, kind, group, { includeUsers })),
     ...(includeDatasets ? { packages: datasets.map(packageDict) } : {}),
   };
 }
@@ -56,10 +53,10 @@ export const groupListAction: Action = {
   run: (call) => groupList('category', call),
 };
 export const organizationShow: Action = {
-  help: 'One organization by name or id with package_count; include_datasets=true adds its datasets the caller may see.',
+  help: 'One organization by name or id with package_count; include_datasets=true adds its datasets the caller may see; users (its members) for its members and sysadmins.',
   run: (call) => groupShow('organization', call),
 };
 export const groupShowAction: Action = {
-  help: 'One group (Almanac category) by name or id with package_count; include_datasets=true adds its datasets the caller may see.',
+  help: 'One group (Almanac category) by name or id with package_count; include_datasets=true adds its datasets the caller may see; users (its members) for its members and sysadmins.',
   run: (call) => groupShow('category', call),
 };

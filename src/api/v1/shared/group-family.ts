@@ -14,7 +14,8 @@ import { listMembers, removeMember, upsertMember } from '../../../domain/groups/
 import { defineRoute, type Route } from '../../../http/route.ts';
 import { Accepted, GroupRecord, listOf, MemberRecord, nameOrIdParams, paging, slug } from '../../../http/schemas.ts';
 
-const GroupBody = z.strictObject({
+/** The writable fields of an organization or a category; the CKAN actions validate by it too. */
+export const GroupBody = z.strictObject({
   name: slug,
   title: z.string().trim().max(300).nullish(),
   description: z.string().max(20_000).nullish(),
