@@ -66,7 +66,7 @@ test.serial('every jobs endpoint is for sysadmins only: anonymous is 401, a user
   t.is((await jobs('?type=enqueue-all')).body.count, 0, 'the refused POST started nothing');
 });
 
-test.serial('deleting a draft and creating a dataset show up as completed delete-draft and publish-sync jobs', async (t) => {
+test.serial('deleting a draft and publishing a dataset show up as completed delete-draft and publish-sync jobs', async (t) => {
   const user = await app.api.newUser('jobs-drafter');
   const draft = await app.api.post('/api/v1/packages/drafts', { title: 'short-lived' }, { token: user.token });
   t.is(draft.status, 201, draft.text);
@@ -75,6 +75,8 @@ test.serial('deleting a draft and creating a dataset show up as completed delete
   await app.api.post('/api/v1/organizations', { name: 'jobs-org' }, admin());
   const published = await app.api.post('/api/v1/packages', { name: 'jobs-published', ownerOrg: 'jobs-org', licenseId: 'cc-by' }, admin());
   t.is(published.status, 201, published.text);
+  // Creating answers once the dataset is found by keywords; publishing it again runs the whole sync as a job.
+  t.is((await app.api.post(`/api/v1/packages/${published.body.id}/publish`, {}, admin())).status, 200);
 
   const deletion = `delete-draft-${draft.body.id}`;
   const sync = `publish-sync-${published.body.id}`;

@@ -49,7 +49,7 @@ const recorded: Record<string, string> = {};
 
 try {
   const org = ok(await app.api.post('/api/v1/organizations', { name: 'history-org' }, auth)).body;
-  // An active dataset with a link: publish-sync on create, and a pipeline fetching the link.
+  // An active dataset with a link, published again for a publish-sync, and a pipeline fetching the link.
   const dataset = ok(
     await app.api.post(
       '/api/v1/packages',
@@ -58,6 +58,7 @@ try {
     ),
   ).body;
   const resourceId = dataset.resources[0].id as string;
+  ok(await app.api.post(`/api/v1/packages/${dataset.id}/publish`, {}, auth));
   recorded['publish-sync'] = ids.publishSyncWorkflowId(dataset.id);
   ok(await app.api.post(`/api/v1/resources/${resourceId}/run-pipeline`, undefined, auth));
   await settle(ids.pipelineWorkflowId(resourceId));
