@@ -1,7 +1,8 @@
-/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
 import { benchCoverageSearch } from './coverage-search.ts';
 import { benchEmbeddings } from './embeddings.ts';
+import { benchExports } from './exports.ts';
 import { benchHarvest } from './harvest.ts';
 import { benchHybrid } from './hybrid.ts';
 import { benchPipeline } from './pipeline.ts';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<object>> = {
   startup: () => benchStartup(Number(process.env.BENCH_RUNS ?? 3)),
   pipeline: () => benchPipeline(),
   query: () => benchQuery(),
+  exports: () => benchExports(),
   relevance: () => benchRelevance(),
   hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
   harvest: () => benchHarvest(),

@@ -114,6 +114,9 @@ function responseLinks(r: Route, known: Set<string>) {
   );
 }
 
+const responseHeaders = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+
 /** OpenAPI 3.1 built from the very zod schemas the routes validate with, so the two cannot drift. */
 export function buildOpenApi(routes: Route[], publicUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -139,7 +142,17 @@ export function buildOpenApi(routes: Route[], publicUrl: string) {
             // A redirect carries no body worth a schema; the others are the bytes themselves.
             /^3\d\d$/.test(status)
               ? { description, headers: { Location: { schema: { type: 'string' } } } }
-              : { description, content: { [r.streamedResponse!.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
+              : {
+                  description,
+                  ...(r.streamedResponse!.headers ? { headers: responseHeaders(r.streamedResponse!.headers) } : {}),
+                  content: {
+                    // A route that also answers JSON documents it beside the streamed types, on its success status.
+                    ...(r.response && 'content' in success && Number(status) === (r.status ?? 200) ? success.content : {}),
+                    ...Object.fromEntries(
+                      [r.streamedResponse!.mediaType].flat().map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+                    ),
+                  },
+                },
           ]),
         )
       : { [String(r.response ? (r.status ?? 200) : (r.status ?? 204))]: success };

@@ -62,10 +62,11 @@ export interface Route<
    */
   streamedBody?: string;
   /**
-   * The handler writes the response itself (a file stream, a redirect); documented with these statuses
-   * and this media type.
+   * The handler writes the response itself (a file stream, a redirect); documented with these statuses,
+   * media types and headers. With a `response` as well, a handler that returns a value answers JSON
+   * instead (a query's result, unless an export format is asked for).
    */
-  streamedResponse?: { mediaType: string; statuses: Record<number, string> };
+  streamedResponse?: { mediaType: string | string[]; statuses: Record<number, string>; headers?: Record<string, string> };
   /** Status of a successful response (a handler may set ctx.state.status); returning undefined answers 204. */
   status?: number;
   /** Other statuses of a success, which the handler sets in ctx.state.status, with what each means: `{ 201: 'Added' }`. */
@@ -155,11 +156,12 @@ export function mountRoutes(router: Router, routes: Route[], opts: { selfCheck?:
 /** One request of a route, answered: its value checked against the schemas under self-check, then written. */
 async function answer(route: Route, ctx: Context, selfCheck: boolean) {
   const result = await handleRoute(route, ctx);
-  if (selfCheck && !route.streamedResponse && result !== undefined) checkResponse(route, result);
+  const streamed = route.streamedResponse !== undefined && result === undefined;
+  if (selfCheck && !streamed && result !== undefined) checkResponse(route, result);
   const alternate = result === undefined ? undefined : chosenAlternate(route, ctx);
   const body = alternate ? alternate.render(result, routeInput(route, ctx)) : result;
   if (selfCheck && alternate) checkResponse(route, body, alternate.schema);
-  if (route.streamedResponse) return;
+  if (streamed) return;
   if (result === undefined) {
     ctx.status = 204;
     return;

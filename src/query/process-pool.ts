@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { ExportReady } from './export-run.ts';
 import type { QueryJob, QueryProcessMessage } from './query-process.ts';
 import { QueryError, queryTimedOut, queryTooLarge, type QueryResult } from './sandbox.ts';
 
@@ -67,7 +68,7 @@ class QueryProcess {
     this.child.on('error', () => undefined);
   }
 
-  async run(job: QueryJob): Promise<QueryResult> {
+  async run(job: QueryJob, onExportReady?: (ready: ExportReady) => void): Promise<QueryResult> {
     try {
       await this.ready;
     } catch (err) {
@@ -84,6 +85,7 @@ class QueryProcess {
     return new Promise((resolve, reject) => {
       const onMessage = (message: QueryProcessMessage) => {
         if ('ready' in message) return;
+        if ('exportReady' in message) return onExportReady?.(message.exportReady);
         done();
         if ('result' in message) resolve(message.result);
         else if (message.failure.code === 'broken') reject(new ProcessBroken(message.failure.message));
@@ -142,7 +144,7 @@ function release(queryProcess: QueryProcess, reusable: boolean, maxProcesses: nu
  * included, and holds whatever the load: at the deadline the process is killed and the answer is
  * query_timeout. At most `maxProcesses` queries run at once in this API process; later ones wait.
  */
-export function runInQueryProcess(job: QueryJob, maxProcesses: number): Promise<QueryResult> {
+export function runInQueryProcess(job: QueryJob, maxProcesses: number, onExportReady?: (ready: ExportReady) => void): Promise<QueryResult> {
   const memoryBytes = job.limits.processMemoryBytes;
   return new Promise((resolve, reject) => {
     let queryProcess: QueryProcess | undefined;
@@ -164,7 +166,7 @@ export function runInQueryProcess(job: QueryJob, maxProcesses: number): Promise<
       const taken = warm.pop() ?? new QueryProcess(memoryBytes);
       queryProcess = taken;
       busy.add(taken);
-      taken.run(job).then(
+      taken.run(job, onExportReady).then(
         (result) => settle(true, () => resolve(result)),
         (err: unknown) => {
           if (settled) return;

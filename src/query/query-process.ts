@@ -3,13 +3,19 @@
  * time, each in a fresh sandbox (sandbox.ts), and answers with the capped result or the failure. It has
  * no timer of its own: its parent kills it at the deadline, which stops DuckDB's threads with it.
  */
+import { runSandboxedExport, type ExportJob, type ExportReady } from './export-run.ts';
 import { spareStarted } from './fresh-instances.ts';
-import { QueryError, runSandboxedQuery, SandboxUnavailable, type QueryLimits, type QueryResult } from './sandbox.ts';
+import { QueryError, runSandboxedQuery, SandboxUnavailable, type QueryLimits, type QueryResult, type QueryTable } from './sandbox.ts';
 
 export interface QueryJob {
   parquetPath: string;
   sql: string;
   limits: QueryLimits;
+  /** The DataStore's views in place of `data`, and the result's column types (sandbox.ts QueryOptions). */
+  tables?: QueryTable[];
+  columnTypes?: boolean;
+  /** An export of the query's result (or, with sql null, of the whole preview) instead of the JSON answer. */
+  export?: ExportJob;
 }
 
 /**
@@ -17,12 +23,18 @@ export interface QueryJob {
  * ran; the pool retries it in a new process. `internal`: the query failed in a way that names no query error.
  */
 export type QueryProcessMessage =
-  { ready: true } | { result: QueryResult } | { failure: { code: QueryError['code'] | 'broken' | 'internal'; message: string } };
+  | { ready: true }
+  | { exportReady: ExportReady }
+  | { result: QueryResult }
+  | { failure: { code: QueryError['code'] | 'broken' | 'internal'; message: string } };
 
 const send = (message: QueryProcessMessage) => process.send!(message);
 
 process.on('message', (job: QueryJob) => {
-  runSandboxedQuery(job.parquetPath, job.sql, job.limits).then(
+  const run = job.export
+    ? runSandboxedExport(job.parquetPath, job.export, job.limits, (exportReady) => send({ exportReady }))
+    : runSandboxedQuery(job.parquetPath, job.sql, job.limits, { tables: job.tables, columnTypes: job.columnTypes });
+  run.then(
     (result) => send({ result }),
     (err: unknown) =>
       send({

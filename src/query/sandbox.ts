@@ -1,5 +1,5 @@
 import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
-import { cleanDuckDbMessage, sqlString } from '../tabular/duckdb-session.ts';
+import { cleanDuckDbMessage, sqlIdentifier, sqlString } from '../tabular/duckdb-session.ts';
 import { queryValueConverter } from './json-values.ts';
 import { assertReadsOnlyData, SourceRefused } from './source-guard.ts';
 import { refillSpares, takeFreshInstance } from './fresh-instances.ts';
@@ -58,7 +58,7 @@ export const queryTooLarge = (limits: QueryLimits) =>
   );
 
 /** DuckDB's "Out of Memory Error", or V8 refusing a value too long to become a JavaScript string. */
-const isOutOfMemory = (err: unknown) =>
+export const isOutOfMemory = (err: unknown) =>
   err instanceof Error &&
   (/^Out of Memory Error/i.test(err.message) ||
     /Cannot create a string longer than|Invalid string length|Array buffer allocation failed/.test(err.message));
@@ -69,12 +69,40 @@ export interface QueryResult {
   rowCount: number;
   truncated: boolean;
   elapsedMs: number;
+  /** DuckDB's type of each column (`BIGINT`, `VARCHAR[]`), when the job asks (the DataStore reports them). */
+  types?: string[];
 }
+
+/**
+ * The views a query reads instead of `data` (the DataStore's, named by resource id); `rowIds` gives
+ * each the preview's row number as `_id`, as a CKAN DataStore table has it.
+ */
+export interface QueryTable {
+  name: string;
+  path: string;
+  rowIds?: boolean;
+}
+
+export interface QueryOptions {
+  tables?: QueryTable[];
+  columnTypes?: boolean;
+}
+
+const viewSql = (table: QueryTable) =>
+  table.rowIds
+    ? `CREATE VIEW ${sqlIdentifier(table.name)} AS SELECT file_row_number + 1 AS _id, * EXCLUDE (file_row_number) FROM read_parquet(${sqlString(table.path)}, file_row_number = true)`
+    : `CREATE VIEW ${sqlIdentifier(table.name)} AS SELECT * FROM read_parquet(${sqlString(table.path)})`;
 
 /** The sandbox could not be set up, so the query never ran: the process is at fault, not the query. */
 export class SandboxUnavailable extends Error {}
 
-async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+/** `writablePaths`: the FIFOs an export writes to (export-run.ts), which the query itself cannot name (source-guard.ts). */
+export async function openSandbox(
+  parquetPath: string,
+  limits: QueryLimits,
+  writablePaths: string[] = [],
+  tables: QueryTable[] = [{ name: 'data', path: parquetPath }],
+): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   try {
@@ -89,8 +117,8 @@ async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ 
       [
         `SET threads = ${limits.threads}`,
         `SET memory_limit = ${sqlString(limits.memoryLimit)}`,
-        `CREATE VIEW data AS SELECT * FROM read_parquet(${sqlString(parquetPath)})`,
-        `SET allowed_paths = [${sqlString(parquetPath)}]`,
+        ...tables.map(viewSql),
+        `SET allowed_paths = [${[...tables.map((t) => t.path), ...writablePaths].map(sqlString).join(', ')}]`,
         'SET enable_external_access = false',
         'SET allow_unsigned_extensions = false',
         ...['secret_directory', 'extension_directory', 'home_directory'].map((setting) => `SET ${setting} = ''`),
@@ -111,44 +139,25 @@ async function openSandbox(parquetPath: string, limits: QueryLimits): Promise<{ 
  * either limit is reached; the rest is never converted, so what leaves the process is at most the capped
  * bytes, whatever the query produces.
  */
-export async function runSandboxedQuery(parquetPath: string, sql: string, limits: QueryLimits = QUERY_LIMITS): Promise<QueryResult> {
+export async function runSandboxedQuery(
+  parquetPath: string,
+  sql: string,
+  limits: QueryLimits = QUERY_LIMITS,
+  options: QueryOptions = {},
+): Promise<QueryResult> {
   const started = performance.now();
-  const { instance, connection } = await openSandbox(parquetPath, limits);
-  const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath]);
+  const tables = options.tables ?? [{ name: 'data', path: parquetPath }];
+  const { instance, connection } = await openSandbox(parquetPath, limits, [], tables);
+  const clean = (err: unknown) =>
+    cleanDuckDbMessage(
+      err instanceof Error ? err.message : String(err),
+      tables.map((t) => t.path),
+    );
   try {
-    // DuckDB's own parser decides: how many statements, and of which type.
-    let extracted;
-    try {
-      extracted = await connection.extractStatements(sql);
-    } catch (err) {
-      throw new QueryError('query_invalid', clean(err));
-    }
-    if (extracted.count !== 1) {
-      throw new QueryError('query_not_select', `Send exactly one statement, a SELECT (got ${extracted.count}).`);
-    }
-    // The parser's own statement kind as well: PRAGMA and CALL prepare as SELECTs once rewritten.
-    const [parsed] = (await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`)).getRowObjects();
-    const tree = JSON.parse(String(parsed?.tree)) as { error?: boolean };
-    if (tree.error) {
-      throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
-    }
-    try {
-      assertReadsOnlyData(tree);
-    } catch (err) {
-      if (err instanceof SourceRefused) throw new QueryError('query_invalid', err.message);
-      throw err;
-    }
-    let prepared;
-    try {
-      prepared = await extracted.prepare(0);
-    } catch (err) {
-      if (isOutOfMemory(err)) throw err;
-      throw new QueryError('query_invalid', clean(err));
-    }
-    if (prepared.statementType !== StatementType.SELECT) {
-      throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
-    }
-    return { ...(await readCapped(await prepared.stream(), limits)), elapsedMs: Math.round(performance.now() - started) };
+    const prepared = await checkedSelect(connection, sql, clean, new Set(tables.map((t) => t.name.toLowerCase())));
+    const result = await prepared.stream();
+    const types = options.columnTypes ? { types: result.columnTypes().map(String) } : {};
+    return { ...(await readCapped(result, limits)), ...types, elapsedMs: Math.round(performance.now() - started) };
   } catch (err) {
     if (err instanceof QueryError) throw err;
     if (isOutOfMemory(err)) throw queryTooLarge(limits);
@@ -164,7 +173,52 @@ export async function runSandboxedQuery(parquetPath: string, sql: string, limits
   }
 }
 
-async function readCapped(result: DuckDBResult, limits: QueryLimits) {
+/**
+ * The query prepared, once DuckDB's parser has found exactly one SELECT in it that reads nothing but
+ * `data`, its CTEs and generators; else a QueryError saying why. `clean` strips paths from DuckDB's messages.
+ */
+export async function checkedSelect(
+  connection: DuckDBConnection,
+  sql: string,
+  clean: (err: unknown) => string,
+  tables: ReadonlySet<string> = new Set(['data']),
+) {
+  // DuckDB's own parser decides: how many statements, and of which type.
+  let extracted;
+  try {
+    extracted = await connection.extractStatements(sql);
+  } catch (err) {
+    throw new QueryError('query_invalid', clean(err));
+  }
+  if (extracted.count !== 1) {
+    throw new QueryError('query_not_select', `Send exactly one statement, a SELECT (got ${extracted.count}).`);
+  }
+  // The parser's own statement kind as well: PRAGMA and CALL prepare as SELECTs once rewritten.
+  const [parsed] = (await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`)).getRowObjects();
+  const tree = JSON.parse(String(parsed?.tree)) as { error?: boolean };
+  if (tree.error) {
+    throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
+  }
+  try {
+    assertReadsOnlyData(tree, tables);
+  } catch (err) {
+    if (err instanceof SourceRefused) throw new QueryError('query_invalid', err.message);
+    throw err;
+  }
+  let prepared;
+  try {
+    prepared = await extracted.prepare(0);
+  } catch (err) {
+    if (isOutOfMemory(err)) throw err;
+    throw new QueryError('query_invalid', clean(err));
+  }
+  if (prepared.statementType !== StatementType.SELECT) {
+    throw new QueryError('query_not_select', 'Only a SELECT (or WITH … SELECT) is allowed.');
+  }
+  return prepared;
+}
+
+export async function readCapped(result: DuckDBResult, limits: QueryLimits) {
   // The keys of each row object: a self-join's second `id` becomes `id:1` instead of overwriting the first.
   const columns = result.deduplicatedColumnNames();
   const rows: Record<string, unknown>[] = [];

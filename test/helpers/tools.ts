@@ -29,7 +29,16 @@ export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
  * document (test/contract/, scripts/contract-fuzz.ts), and the catalog world's clients for the CKAN API
  * and the feeds (test/interop/): ckanapi, rdflib, pySHACL with the DCAT-AP shapes, mlcroissant.
  */
-const PYTHON_TOOLS = ['mcp==2.3.0', 'schemathesis==4.32.5', 'ckanapi==4.11', 'rdflib==7.6.0', 'pyshacl==0.40.1', 'mlcroissant==1.1.1'];
+const PYTHON_TOOLS = [
+  'mcp==2.3.0',
+  'schemathesis==4.32.5',
+  'ckanapi==4.11',
+  'rdflib==7.6.0',
+  'pyshacl==0.40.1',
+  'mlcroissant==1.1.1',
+  'pyarrow==26.0.1',
+  'openpyxl==3.1.5',
+];
 
 const provision = () => loadConfig(process.env).provision;
 

@@ -3,9 +3,11 @@ import { countResources, deleteResource, getResource, replaceResource, resourceF
 import { openDownload, openPreview, openText, pipelineStatus, resourceSchema, runPipeline } from '../../../domain/resources/files.ts';
 import { completeUpload, issueUploadUrl, uploadThroughApi } from '../../../domain/resources/uploads.ts';
 import { MAX_SQL_CHARS, queryCaller, queryResource } from '../../../domain/resources/query.ts';
+import { exportResource } from '../../../domain/resources/export.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';
 import { filenameFromHeaders, uploadBody } from './upload-body.ts';
+import { EXPORT_DOCUMENTED_TYPES, EXPORT_HEADERS, ExportFormatQuery, sendExport } from './export-response.ts';
 import { PipelineStatusRecord, QueryResultRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
 import { listOf } from '../../../http/schemas.ts';
 import { ResourceBody, ResourceRecord } from '../packages/schema.ts';
@@ -177,17 +179,26 @@ export const resourceRoutes = [
   defineRoute({
     method: 'get',
     path: '/resources/{id}/download',
-    problems: ['range_not_satisfiable'],
+    problems: ['range_not_satisfiable', 'not_queryable', 'query_busy', 'query_timeout', 'query_too_large'],
     tag: 'files',
     access: 'public',
-    summary: 'Download: 302 to the URL of a link; the bytes of an upload (Range supported)',
+    summary:
+      'Download: 302 to the URL of a link; the bytes of an upload (Range supported). With format: the whole preview of a queryable resource in that format, streamed (no row limit; one export or query at a time per caller)',
     params: idParams,
+    query: ExportFormatQuery,
     streamedResponse: {
-      // The file's own media type, whatever it is.
+      // The file's own media type, whatever it is; or the export's.
       mediaType: '*/*',
-      statuses: { 200: 'The file', 206: 'A byte range of it', 302: 'Redirect to a link' },
+      statuses: { 200: 'The file, or its export', 206: 'A byte range of the file', 302: 'Redirect to a link' },
+      headers: EXPORT_HEADERS,
     },
-    handle: async ({ domain, actor, params, ctx }) => {
+    handle: async ({ domain, actor, params, query, ctx }) => {
+      if (query.format) {
+        return sendExport(
+          ctx,
+          await exportResource(domain, actor, params.id, { format: query.format, sql: null }, queryCaller(actor, ctx.ip)),
+        );
+      }
       const target = await openDownload(domain, actor, params.id);
       if ('redirect' in target) return ctx.redirect(target.redirect);
       return sendObject(ctx, domain.storage, target, 'attachment');
@@ -228,8 +239,11 @@ export const resourceRoutes = [
     problems: ['not_queryable', 'query_too_long', 'query_invalid', 'query_not_select', 'query_too_large', 'query_timeout', 'query_busy'],
     tag: 'files',
     access: 'public',
-    summary: 'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller)',
+    summary:
+      'One read-only SELECT over the preview, as the table `data` (10,000 rows, 5 MB, 15 s; one query at a time per caller); with format, the result streamed in that format under the same limits (X-Almanac-Truncated says whether rows were left out)',
     params: idParams,
+    query: ExportFormatQuery,
+    streamedResponse: { mediaType: EXPORT_DOCUMENTED_TYPES, statuses: { 200: 'The result' }, headers: EXPORT_HEADERS },
     body: z.strictObject({
       sql: z
         .string()
@@ -238,6 +252,12 @@ export const resourceRoutes = [
         .meta({ override: (ctx) => void (ctx.jsonSchema.maxLength = MAX_SQL_CHARS) }),
     }),
     response: QueryResultRecord,
-    handle: ({ domain, actor, params, body, ctx }) => queryResource(domain, actor, params.id, body.sql, queryCaller(actor, ctx.ip)),
+    handle: async ({ domain, actor, params, query, body, ctx }) => {
+      const caller = queryCaller(actor, ctx.ip);
+      if (!query.format) return queryResource(domain, actor, params.id, body.sql, caller);
+      sendExport(ctx, await exportResource(domain, actor, params.id, { format: query.format, sql: body.sql }, caller));
+      // Answered as a stream (streamedResponse): no value for the JSON path.
+      return undefined as never;
+    },
   }),
 ];

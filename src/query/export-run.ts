@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { cleanDuckDbMessage } from '../tabular/duckdb-session.ts';
+import type { ExportFormat } from './export-formats.ts';
+import { copyTo, csvSelectList, xlsxHeaderRow, xlsxRowSelect, type ExportColumn } from './export-sql.ts';
+import { refillSpares } from './fresh-instances.ts';
+import {
+  checkedSelect,
+  isOutOfMemory,
+  openSandbox,
+  QueryError,
+  queryTooLarge,
+  readCapped,
+  type QueryLimits,
+  type QueryResult,
+} from './sandbox.ts';
+import { writeXlsx } from './xlsx-package.ts';
+
+/**
+ * An export, run in a query process (query-process.ts) inside the same sandbox as a query: the rows go
+ * to a FIFO the API process reads and streams to the client (src/domain/resources/export.ts), so neither
+ * process holds more than a pipe's worth of them. DuckDB writes CSV, JSON Lines and Parquet itself
+ * (`COPY … TO` the FIFO); for XLSX it renders each row as XML into a second FIFO, which this process
+ * zips (xlsx-package.ts).
+ */
+
+export interface ExportJob {
+  format: ExportFormat;
+  /** The FIFO the export is written to, made and read by the API process. */
+  fifo: string;
+  /** XLSX only: a second FIFO, for the rows DuckDB renders. */
+  rowsFifo?: string;
+  /** A query's result (capped like the JSON answer), or null for the whole preview (no cap). */
+  sql: string | null;
+}
+
+/** Told to the API process before the first byte, so that it can set its headers. */
+export interface ExportReady {
+  columns: string[];
+  /** Known ahead for a query's result only. */
+  rowCount: number | null;
+  truncated: boolean;
+}
+
+/** A failure after the first byte: the client has a 200 already, so the API process can only cut the answer. */
+export class ExportBroken extends Error {}
+
+export async function runSandboxedExport(
+  parquetPath: string,
+  job: ExportJob,
+  limits: QueryLimits,
+  onReady: (ready: ExportReady) => void,
+): Promise<QueryResult> {
+  const started = performance.now();
+  const fifos = [job.fifo, ...(job.rowsFifo ? [job.rowsFifo] : [])];
+  const { instance, connection } = await openSandbox(parquetPath, limits, fifos);
+  const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath, ...fifos]);
+  let ready = false;
+  try {
+    let source = 'data';
+    let rowCount: number | null = null;
+    let truncated = false;
+    if (job.sql !== null) {
+      await checkedSelect(connection, job.sql, clean);
+      // One row past the cap says that there were more. Checked again as written: it must still be one
+      // SELECT of `data`, whatever the user's text does to the parentheses around it.
+      const capped = `SELECT * FROM (\n${job.sql.replace(/;\s*$/, '')}\n) LIMIT ${limits.maxRows + 1}`;
+      await checkedSelect(connection, capped, clean);
+      await connection.run(`CREATE TEMP TABLE result AS ${capped}`);
+      // The same cap as the JSON answer's, rows and bytes (as JSON), so both say the same rows.
+      const kept = await readCapped(await connection.stream('SELECT * FROM result'), limits);
+      rowCount = kept.rowCount;
+      truncated = kept.truncated;
+      source = `(SELECT * FROM result LIMIT ${rowCount})`;
+    }
+    const columns = await describe(connection, source);
+    onReady({ columns: columns.map((c) => c.name), rowCount, truncated });
+    ready = true;
+    const written = await write(connection, job, columns, source);
+    return {
+      columns: columns.map((c) => c.name),
+      rows: [],
+      rowCount: written,
+      truncated,
+      elapsedMs: Math.round(performance.now() - started),
+    };
+  } catch (err) {
+    if (ready) throw new ExportBroken(clean(err));
+    if (err instanceof QueryError) throw err;
+    if (isOutOfMemory(err)) throw queryTooLarge(limits);
+    throw new QueryError('query_invalid', clean(err));
+  } finally {
+    setImmediate(() => {
+      connection.closeSync();
+      instance.closeSync();
+      refillSpares();
+    });
+  }
+}
+
+async function describe(connection: DuckDBConnection, source: string): Promise<ExportColumn[]> {
+  const reader = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
+  return reader.getRowObjects().map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+}
+
+/** The rows COPY wrote, from its own answer. */
+async function copyRows(connection: DuckDBConnection, sql: string): Promise<number> {
+  const reader = await connection.runAndReadAll(sql);
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}
+
+async function write(connection: DuckDBConnection, job: ExportJob, columns: ExportColumn[], source: string): Promise<number> {
+  switch (job.format) {
+    case 'csv':
+      return copyRows(connection, copyTo(`SELECT ${csvSelectList(columns)} FROM ${source}`, job.fifo, 'FORMAT csv, HEADER true'));
+    case 'json':
+      return copyRows(connection, copyTo(`SELECT * FROM ${source}`, job.fifo, 'FORMAT json'));
+    case 'parquet':
+      // The preview's own column types, as DuckDB's Parquet writer maps them.
+      return copyRows(connection, copyTo(`SELECT * FROM ${source}`, job.fifo, 'FORMAT parquet'));
+    case 'xlsx':
+      return writeXlsxExport(connection, job, columns, source);
+  }
+}
+
+async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, columns: ExportColumn[], source: string) {
+  const rowsFifo = job.rowsFifo!;
+  // Non-blocking: open succeeds before DuckDB opens the other end, and reading waits for it in the event loop.
+  const rows = new net.Socket({
+    fd: fs.openSync(rowsFifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+    readable: true,
+    writable: false,
+  });
+  // The API process holds the read end already, so this open does not wait.
+  const out = fs.createWriteStream(job.fifo);
+  const zipped = writeXlsx(xlsxHeaderRow(columns), rows, out);
+  // One column of XML per row, written as is: no header, no quoting (the XML holds no line break).
+  const copied = copyRows(connection, copyTo(xlsxRowSelect(columns, source), rowsFifo, `FORMAT csv, HEADER false, QUOTE '', ESCAPE ''`));
+  try {
+    const [count] = await Promise.all([copied, zipped]);
+    return count;
+  } finally {
+    rows.destroy();
+    out.destroy();
+  }
+}

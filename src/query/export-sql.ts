@@ -1,0 +1,79 @@
+import { sqlIdentifier, sqlString } from '../tabular/duckdb-session.ts';
+
+/**
+ * The SELECT lists an export writes through DuckDB, so that the per-value work runs in DuckDB's threads
+ * rather than in JavaScript: CSV with spreadsheet formulas neutralized, and XLSX rows rendered as XML.
+ */
+
+export interface ExportColumn {
+  name: string;
+  /** DuckDB's type name: `BIGINT`, `DOUBLE`, `DECIMAL(18,3)`, `VARCHAR`… */
+  type: string;
+}
+
+const INTEGER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT)$/;
+const FRACTIONAL = /^(FLOAT|DOUBLE|DECIMAL.*)$/;
+
+/**
+ * csv-export.ts's rule in SQL: a text cell a spreadsheet would run as a formula gets a leading `'`
+ * (OWASP's advice against CSV injection); a number written as text keeps its sign. Other columns as they are.
+ */
+export function csvSelectList(columns: ExportColumn[]): string {
+  return columns
+    .map(({ name, type }) => {
+      const c = sqlIdentifier(name);
+      if (type !== 'VARCHAR') return c;
+      return `CASE WHEN left(${c}, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) AND NOT regexp_full_match(${c}, '[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?') THEN '''' || ${c} ELSE ${c} END AS ${c}`;
+    })
+    .join(', ');
+}
+
+/**
+ * Text as the content of an XML element: characters XML 1.0 cannot hold are dropped, markup escaped,
+ * and line breaks written as references, so that `\r` survives XML's line-end normalization and a row
+ * stays on one line of the sheet DuckDB writes (export-run.ts reads it as lines).
+ */
+export const xmlText = (expr: string) =>
+  `replace(replace(replace(replace(replace(regexp_replace(${expr}, '[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]', '', 'g'), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), chr(13), '&#13;'), chr(10), '&#10;')`;
+
+const inlineString = (expr: string) => `'<c t="inlineStr"><is><t xml:space="preserve">' || ${xmlText(expr)} || '</t></is></c>'`;
+
+/** One cell of a sheet row; `<c/>` for null, so that the cells after it keep their columns. */
+function xlsxCell({ name, type }: ExportColumn): string {
+  const c = sqlIdentifier(name);
+  let cell: string;
+  if (type === 'BOOLEAN') cell = `'<c t="b"><v>' || ${c}::INTEGER || '</v></c>'`;
+  else if (INTEGER.test(type)) {
+    // A spreadsheet's numbers are doubles: an integer beyond 2^53 is kept exact as text.
+    cell = `CASE WHEN ${c} BETWEEN -9007199254740991 AND 9007199254740991 THEN '<c><v>' || ${c} || '</v></c>' ELSE ${inlineString(`${c}::VARCHAR`)} END`;
+  } else if (FRACTIONAL.test(type)) {
+    // NaN and the infinities have no spreadsheet number: text, as DuckDB spells them.
+    cell = `CASE WHEN isfinite(${c}::DOUBLE) THEN '<c><v>' || ${c}::VARCHAR || '</v></c>' ELSE ${inlineString(`${c}::VARCHAR`)} END`;
+  } else cell = inlineString(`${c}::VARCHAR`);
+  return `coalesce(${cell}, '<c/>')`;
+}
+
+/** One VARCHAR column, `row`: each row of the source as a sheet's `<row>` element. */
+export function xlsxRowSelect(columns: ExportColumn[], source: string): string {
+  const cells = columns.length ? columns.map(xlsxCell).join(' || ') : "''";
+  return `SELECT '<row>' || ${cells} || '</row>' AS row FROM ${source}`;
+}
+
+/** The header row: the column names as text cells. */
+export function xlsxHeaderRow(columns: ExportColumn[]): string {
+  const escape = (text: string) =>
+    text
+      // eslint-disable-next-line no-control-regex -- the characters XML 1.0 cannot hold
+      .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g, '')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('\r', '&#13;')
+      .replaceAll('\n', '&#10;');
+  return `<row>${columns.map(({ name }) => `<c t="inlineStr"><is><t xml:space="preserve">${escape(name)}</t></is></c>`).join('')}</row>`;
+}
+
+/** `COPY (select) TO 'path' (options)` for the formats DuckDB writes itself. */
+export function copyTo(select: string, target: string, options: string): string {
+  return `COPY (${select}) TO ${sqlString(target)} (${options})`;
+}
