@@ -1,5 +1,6 @@
-/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|bulk-create]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
+import { benchCkanapiLoad } from './ckanapi-load.ts';
 import { benchCoverageSearch } from './coverage-search.ts';
 import { benchEmbeddings } from './embeddings.ts';
 import { benchExports } from './exports.ts';
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<object>> = {
   embeddings: () => benchEmbeddings(),
   reads: () => benchReads(),
   'bulk-create': () => benchBulkCreate(Number(process.env.BENCH_RECORDS ?? 400)),
+  'ckanapi-load': () => benchCkanapiLoad(Number(process.env.BENCH_RECORDS ?? 400), Number(process.env.BENCH_CKANAPI_PROCESSES ?? 4)),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   'coverage-search': () => benchCoverageSearch(Number(process.env.BENCH_DATASETS ?? 100_000)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),

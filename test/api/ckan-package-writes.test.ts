@@ -4,7 +4,7 @@ import { startTestAppWithPeople, until, type TestApp } from '../helpers/app.ts';
 import { ACTION, ckanGet, ckanPost, resultOf } from '../helpers/ckan.ts';
 import { anonymous, as, type Auth, type TestUser } from '../helpers/client.ts';
 import { groupWithMembers, CATEGORIES, ORGANIZATIONS } from '../helpers/groups.ts';
-import { RECORD, RECORD_CKAN_NAMES } from '../helpers/metadata-record.ts';
+import { CUSTOM_FIELDS, PROFILE, RECORD, RECORD_CKAN_NAMES } from '../helpers/metadata-record.ts';
 import { domainContext, harvestRecord, makeRun, makeSource } from '../helpers/harvest-domain.ts';
 
 /**
@@ -347,4 +347,41 @@ test('a harvested dataset is refused as REST refuses it (409, a Validation Error
     t.regex(res.body.error.message, /managed by harvest source pw-source/);
   }
   t.is((await show('pw-harvested')).title, 'Title of pw-harvested');
+});
+
+test('with an organization profile: its fields are profile values, other top-level keys extras; a bad value names its key', async (t) => {
+  await groupWithMembers(t, app, ORGANIZATIONS, { name: 'pw-profiled' }, {});
+  const put = await app.api.put('/api/v1/admin/profiles/organizations/pw-profiled', PROFILE, app.sysadmin);
+  t.is(put.status, 201, put.text);
+  const dict = {
+    name: 'pw-profiled-1',
+    title: 'Profiled',
+    owner_org: 'pw-profiled',
+    license_id: 'cc-by',
+    extras: [{ key: 'first', value: '1' }],
+    ...CUSTOM_FIELDS,
+    not_in_profile: { any: 'json' },
+    resources: [{ url: 'https://files.example/p.csv', granularity: 'daily', station_code: 'HB-07' }],
+  };
+  const created = resultOf(await post('package_create', dict, app.sysadmin));
+  t.like(created, CUSTOM_FIELDS);
+  t.deepEqual(created.extras, [
+    { key: 'first', value: '1' },
+    { key: 'not_in_profile', value: '{"any":"json"}' },
+  ]);
+  t.like(created.resources[0], { granularity: 'daily', station_code: 'HB-07' });
+  const { body } = await rest('pw-profiled-1');
+  t.deepEqual(body.customFields, CUSTOM_FIELDS);
+  t.deepEqual(body.resources[0].customFields, { granularity: 'daily' });
+  t.deepEqual(body.resources[0].customExtras, [{ key: 'station_code', value: 'HB-07' }]);
+  const again = resultOf(await post('package_update', created, app.sysadmin));
+  const { metadata_modified: _a, ...before } = created;
+  const { metadata_modified: _b, ...after } = again;
+  t.deepEqual(after, before, 'round-trips with its profile values');
+  const bad = await post('package_patch', { id: created.id, region: 'west' }, app.sysadmin);
+  t.is(bad.status, 409);
+  t.truthy(bad.body.error.region, bad.text);
+  const badResource = await post('resource_patch', { id: created.resources[0].id, granularity: 'hourly' }, app.sysadmin);
+  t.is(badResource.status, 409);
+  t.truthy(badResource.body.error.granularity, badResource.text);
 });
