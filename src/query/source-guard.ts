@@ -33,21 +33,27 @@ const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase
 
 export class SourceRefused extends Error {}
 
+/** The tables of a query over one preview; the DataStore's are named by resource id instead. */
+const DATA_ONLY: ReadonlySet<string> = new Set(['data']);
+/** The tables of the check under way: the walk is synchronous, so there is only ever one. */
+let tables = DATA_ONLY;
+
 function refuse(what: string): never {
-  throw new SourceRefused(
-    `${what} is not available here: a query reads the table "data", its own CTEs and ${[...TABLE_FUNCTIONS].join(', ')}.`,
-  );
+  const readable = tables === DATA_ONLY ? 'the table "data"' : 'the resources it names by id (that you may read)';
+  throw new SourceRefused(`${what} is not available here: a query reads ${readable}, its own CTEs and ${[...TABLE_FUNCTIONS].join(', ')}.`);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function checkTable(ref: Node, scope: ReadonlySet<string>) {
   const name = lower(ref.table_name);
   const schema = lower(ref.schema_name);
   const catalog = lower(ref.catalog_name);
   if (!schema && !catalog && scope.has(name)) return;
-  if (name === 'data' && (schema === '' || schema === 'main') && (catalog === '' || catalog === 'memory')) return;
+  if (tables.has(name) && (schema === '' || schema === 'main') && (catalog === '' || catalog === 'memory')) return;
   const qualified = [catalog, schema, name].filter(Boolean).join('.');
-  // A replacement scan names a file: not repeated back, as answers never carry paths.
-  refuse(/^[\w.$]+$/.test(qualified) ? `The table ${qualified}` : 'Reading a file');
+  // A replacement scan names a file: not repeated back, as answers never carry paths. A resource id is the caller's own word.
+  refuse(/^[\w.$]+$/.test(qualified) || UUID.test(qualified) ? `The table ${qualified}` : 'Reading a file');
 }
 
 function checkTableRef(ref: unknown) {
@@ -113,7 +119,12 @@ function visit(value: unknown, scope: ReadonlySet<string>): void {
   for (const child of Object.values(value)) visit(child, scope);
 }
 
-/** Throws SourceRefused when the parsed SELECT reads anything but `data`, its CTEs and generators. */
-export function assertReadsOnlyData(tree: unknown) {
-  visit(tree, new Set());
+/** Throws SourceRefused when the parsed SELECT reads anything but `readable` (`data`), its CTEs and generators. */
+export function assertReadsOnlyData(tree: unknown, readable: ReadonlySet<string> = DATA_ONLY) {
+  tables = readable;
+  try {
+    visit(tree, new Set());
+  } finally {
+    tables = DATA_ONLY;
+  }
 }

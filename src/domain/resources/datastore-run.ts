@@ -1,0 +1,65 @@
+import path from 'node:path';
+import type { Resource } from '../../entities/index.ts';
+import { withCallerLock } from '../../query/caller-lock.ts';
+import { localPreview } from '../../query/preview-cache.ts';
+import { runInQueryProcess } from '../../query/process-pool.ts';
+import { QUERY_LIMITS, QueryError, type QueryResult } from '../../query/sandbox.ts';
+import type { Actor } from '../actor.ts';
+import { loadCatalogResource, hasTypedPreview } from '../catalog/resources.ts';
+import type { DomainContext } from '../context.ts';
+import { notFound, queryFailed, tooManyRequests } from '../errors.ts';
+import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
+import type { TableSchema } from '../../tabular/column-schema.ts';
+
+/** A resource whose typed preview the DataStore reads, and the caller may see. */
+export interface DatastoreTable {
+  resource: Resource;
+  preview: PreviewRecord & { schema: TableSchema };
+}
+
+/**
+ * A DataStore table: a resource of an active dataset the actor may see, with a typed preview. Anything
+ * else (no such resource, one the actor may not see, a draft's, a deleted dataset's, no preview) is the
+ * same 404.
+ */
+export async function loadDatastoreTable(ctx: DomainContext, actor: Actor, id: string): Promise<DatastoreTable> {
+  const resource = await loadCatalogResource(ctx, actor, id);
+  if (!hasTypedPreview(resource)) throw notFound('Resource');
+  return { resource, preview: resource.extras.preview as DatastoreTable['preview'] };
+}
+
+/** What a DataStore query gives: the sandbox's capped rows and DuckDB's type of each column. */
+export type DatastoreResult = QueryResult & { types: string[] };
+
+/**
+ * One SELECT over the previews of `tables`, each a view of the name given with its row number as `_id`,
+ * in the same query processes, limits and one-query-per-caller lock as POST /resources/{id}/query.
+ */
+export async function queryDatastore(
+  ctx: DomainContext,
+  caller: string,
+  tables: Array<{ name: string; table: DatastoreTable }>,
+  sql: string,
+): Promise<DatastoreResult> {
+  const cacheDir = path.join(ctx.config.dataDir, 'query-cache');
+  const files = await Promise.all(
+    tables.map(async ({ name, table }) => ({
+      name,
+      path: await localPreview(ctx.storage, cacheDir, servedPreviewKey(table.resource.id, table.preview)),
+      rowIds: true,
+    })),
+  );
+  const outcome = await withCallerLock(ctx.em, caller, async () => {
+    try {
+      return await runInQueryProcess(
+        { parquetPath: files[0]?.path ?? '', tables: files, sql, limits: QUERY_LIMITS, columnTypes: true },
+        ctx.config.query.maxProcesses,
+      );
+    } catch (err) {
+      if (err instanceof QueryError) throw queryFailed(err.code, err.message);
+      throw err;
+    }
+  });
+  if (outcome === 'busy') throw tooManyRequests('query_busy', 'Another query of yours is still running; one at a time.', 1);
+  return { ...outcome, types: outcome.types ?? [] };
+}
