@@ -1,7 +1,8 @@
-/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|datastore|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
 import { benchCkanapiLoad } from './ckanapi-load.ts';
 import { benchCoverageSearch } from './coverage-search.ts';
+import { benchDatastore } from './datastore.ts';
 import { benchEmbeddings } from './embeddings.ts';
 import { benchExports } from './exports.ts';
 import { benchHarvest } from './harvest.ts';
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<object>> = {
   pipeline: () => benchPipeline(),
   query: () => benchQuery(),
   exports: () => benchExports(),
+  datastore: () => benchDatastore(),
   relevance: () => benchRelevance(),
   hybrid: () => benchHybrid(Number(process.env.BENCH_DATASETS ?? 100_000)),
   harvest: () => benchHarvest(),

@@ -219,8 +219,10 @@ function parseCsv(text: string, delimiter: string): Array<Array<string | null>> 
       let value = '';
       i++;
       for (;;) {
-        if (text[i] === '"' && text[i + 1] === '"') ((value += '"'), (i += 2));
-        else if (text[i] === '"') break;
+        if (text[i] === '"' && text[i + 1] === '"') {
+          value += '"';
+          i += 2;
+        } else if (text[i] === '"') break;
         else value += text[i++];
       }
       i++;
@@ -232,7 +234,11 @@ function parseCsv(text: string, delimiter: string): Array<Array<string | null>> 
       i = end;
     }
     if (text[i] === delimiter) i++;
-    else if (text[i] === '\n') (rows.push(row), (row = []), i++);
+    else if (text[i] === '\n') {
+      rows.push(row);
+      row = [];
+      i++;
+    }
   }
   return rows;
 }
