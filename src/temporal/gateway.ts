@@ -16,12 +16,16 @@ import type { HarvestSchedule, JobFilter, JobStart, Jobs, LinkCheckOptions } fro
 import type { PageRequest } from '../domain/pagination.ts';
 import { JOBS, type AnyJob, type AwaitedJob, type JobName, type SubjectOf } from './job-table.ts';
 import { countJobs, jobsQuery, listJobRuns } from './job-visibility.ts';
+import { QuietTrigger } from './quiet-trigger.ts';
 import { ensureHarvestSchedule, removeHarvestSchedule } from './schedules.ts';
 
 /** How long a request waits on Temporal before it answers 503, rather than hang on the client's retries. */
 const CALL_DEADLINE_MS = 5_000;
 /** How long a request waits for a workflow it runs to completion (a sync, a draft deletion). */
 const AWAIT_DEADLINE_MS = 30_000;
+/** A new dataset's vectors: announced once creations pause this long, or at the latest this long after the first. */
+const BACKLOG_QUIET_MS = 1_000;
+const BACKLOG_MAX_WAIT_MS = 20_000;
 
 /**
  * The one door to Temporal: starts the jobs of its table (job-table.ts) by their deterministic ids, waits for the ones a
@@ -29,6 +33,13 @@ const AWAIT_DEADLINE_MS = 30_000;
  * (or slower than CALL_DEADLINE_MS) is `jobs_unavailable`, one error wherever it happens.
  */
 export class TemporalJobs implements Jobs {
+  private readonly backlog = new QuietTrigger(
+    () => this.announceVectorBacklog().catch((err: unknown) => this.onBacklogError(err)),
+    BACKLOG_QUIET_MS,
+    BACKLOG_MAX_WAIT_MS,
+  );
+  private onBacklogError: (err: unknown) => void = () => {};
+
   private constructor(
     readonly client: Client,
     readonly taskQueue: string,
@@ -82,6 +93,11 @@ export class TemporalJobs implements Jobs {
 
   async announceVectorBacklog() {
     await this.launch('vector-backlog', this.taskQueue);
+  }
+
+  announceVectorBacklogSoon(onError: (err: unknown) => void) {
+    this.onBacklogError = onError;
+    this.backlog.poke();
   }
 
   // Joins a check already running, whether a request started it (`link-check`) or the schedule did (`link-check-<time>`).
@@ -197,6 +213,7 @@ export class TemporalJobs implements Jobs {
 
   /** Closes the connection once no retry of an earlier call is still waiting to fire on it. */
   async close() {
+    await this.backlog.flush();
     await this.retries.drain();
     await this.client.connection.close();
   }

@@ -7,8 +7,9 @@ import { searchSyncFailed } from '../errors.ts';
  * document and points are written before the request answers, and their vectors follow through the
  * vector backlog (src/search/vector-backlog.ts), so creating datasets is not held to the model's pace.
  * A failed write is the publish sync's failure (503 `search_sync_failed`): POST /publish re-runs the
- * whole sync, vectors included. The backlog's announcement is best effort: the next one embeds every
- * point still without a vector, and /admin/search/stats shows the drift meanwhile.
+ * whole sync, vectors included. The backlog is announced once creations pause, so a bulk load is embedded
+ * after it; that is best effort: the next announcement embeds every point still without a vector, and
+ * /admin/search/stats shows the drift meanwhile.
  */
 export async function syncKeywordsNow(ctx: DomainContext, datasetId: string): Promise<void> {
   try {

@@ -30,6 +30,12 @@ export interface Jobs {
    * else told that there is more (it makes one more pass).
    */
   announceVectorBacklog(): Promise<void>;
+  /**
+   * announceVectorBacklog once announcements pause (a second), or at the latest 20 s after the first of a
+   * burst: a bulk load is embedded after it, in pages, instead of competing with it dataset by dataset.
+   * A failure goes to `onError`; a process that closes announces what is pending first.
+   */
+  announceVectorBacklogSoon(onError: (err: unknown) => void): void;
   /** A link check now; one already running (started here or by the schedule) is joined. */
   startLinkCheck(options: LinkCheckOptions): Promise<JobStart>;
   /**
