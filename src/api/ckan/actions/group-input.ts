@@ -1,10 +1,10 @@
-import { CkanKeyedError } from '../ckan-keys.ts';
 import { fieldErrors } from '../../../http/validate.ts';
 import type { FieldError } from '../../../domain/errors.ts';
 import type { GroupFields } from '../../../domain/groups/groups.ts';
 import { isUuid } from '../../../domain/ids.ts';
 import { MEMBER_ROLES, type GroupKind, type MemberRole } from '../../../entities/index.ts';
 import { GroupBody } from '../../v1/shared/group-family.ts';
+import { CkanKeyedError } from '../ckan-keys.ts';
 
 /**
  * A CKAN group or organization dict as organization_create/update/patch and group_* take it, read into
