@@ -1,31 +1,33 @@
 import path from 'node:path';
-import type { Resource } from '../../entities/index.ts';
 import { withCallerLock } from '../../query/caller-lock.ts';
 import { localPreview } from '../../query/preview-cache.ts';
 import { runInQueryProcess } from '../../query/process-pool.ts';
 import { QUERY_LIMITS, QueryError, type QueryResult } from '../../query/sandbox.ts';
 import type { Actor } from '../actor.ts';
-import { loadCatalogResource, hasTypedPreview } from '../catalog/resources.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound, queryFailed, tooManyRequests } from '../errors.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { TableSchema } from '../../tabular/column-schema.ts';
+import { loadReadableResource } from './access-query.ts';
+import type { ResourceFields } from './present.ts';
 
 /** A resource whose typed preview the DataStore reads, and the caller may see. */
 export interface DatastoreTable {
-  resource: Resource;
+  resource: ResourceFields;
   preview: PreviewRecord & { schema: TableSchema };
 }
 
 /**
  * A DataStore table: a resource of an active dataset the actor may see, with a typed preview. Anything
  * else (no such resource, one the actor may not see, a draft's, a deleted dataset's, no preview) is the
- * same 404.
+ * same 404. One statement, as for a query (access-query.ts): the DataStore never presents the dataset.
  */
 export async function loadDatastoreTable(ctx: DomainContext, actor: Actor, id: string): Promise<DatastoreTable> {
-  const resource = await loadCatalogResource(ctx, actor, id);
-  if (!hasTypedPreview(resource)) throw notFound('Resource');
-  return { resource, preview: resource.extras.preview as DatastoreTable['preview'] };
+  const { resource, subject } = await loadReadableResource(ctx, actor, id);
+  const preview = resource.extras.preview as PreviewRecord | null | undefined;
+  if (subject.state !== 'active' || resource.extras.queryable !== true || !preview?.createdAt || !preview.schema)
+    throw notFound('Resource');
+  return { resource, preview: preview as DatastoreTable['preview'] };
 }
 
 /** What a DataStore query gives: the sandbox's capped rows and DuckDB's type of each column. */
