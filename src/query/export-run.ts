@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import net from 'node:net';
+import { Readable } from 'node:stream';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { cleanDuckDbMessage } from '../tabular/duckdb-session.ts';
 import type { ExportFormat } from './export-formats.ts';
@@ -21,16 +21,13 @@ import { writeXlsx } from './xlsx-package.ts';
  * An export, run in a query process (query-process.ts) inside the same sandbox as a query: the rows go
  * to a FIFO the API process reads and streams to the client (src/domain/resources/export.ts), so neither
  * process holds more than a pipe's worth of them. DuckDB writes CSV, JSON Lines and Parquet itself
- * (`COPY … TO` the FIFO); for XLSX it renders each row as XML into a second FIFO, which this process
- * zips (xlsx-package.ts).
+ * (`COPY … TO` the FIFO); for XLSX it renders each row as XML, which this process zips (xlsx-package.ts).
  */
 
 export interface ExportJob {
   format: ExportFormat;
   /** The FIFO the export is written to, made and read by the API process. */
   fifo: string;
-  /** XLSX only: a second FIFO, for the rows DuckDB renders. */
-  rowsFifo?: string;
   /** A query's result (capped like the JSON answer), or null for the whole preview (no cap). */
   sql: string | null;
 }
@@ -53,7 +50,7 @@ export async function runSandboxedExport(
   onReady: (ready: ExportReady) => void,
 ): Promise<QueryResult> {
   const started = performance.now();
-  const fifos = [job.fifo, ...(job.rowsFifo ? [job.rowsFifo] : [])];
+  const fifos = [job.fifo];
   const { instance, connection } = await openSandbox(parquetPath, limits, fifos);
   const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath, ...fifos]);
   let ready = false;
@@ -113,7 +110,11 @@ async function copyRows(connection: DuckDBConnection, sql: string): Promise<numb
 async function write(connection: DuckDBConnection, job: ExportJob, columns: ExportColumn[], source: string): Promise<number> {
   switch (job.format) {
     case 'csv':
-      return copyRows(connection, copyTo(`SELECT ${csvSelectList(columns)} FROM ${source}`, job.fifo, 'FORMAT csv, HEADER true'));
+      // RFC 4180: CRLF line ends.
+      return copyRows(
+        connection,
+        copyTo(`SELECT ${csvSelectList(columns)} FROM ${source}`, job.fifo, "FORMAT csv, HEADER true, NEW_LINE '\\r\\n'"),
+      );
     case 'json':
       return copyRows(connection, copyTo(`SELECT * FROM ${source}`, job.fifo, 'FORMAT json'));
     case 'parquet':
@@ -125,23 +126,25 @@ async function write(connection: DuckDBConnection, job: ExportJob, columns: Expo
 }
 
 async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, columns: ExportColumn[], source: string) {
-  const rowsFifo = job.rowsFifo!;
-  // Non-blocking: open succeeds before DuckDB opens the other end, and reading waits for it in the event loop.
-  const rows = new net.Socket({
-    fd: fs.openSync(rowsFifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-    readable: true,
-    writable: false,
-  });
+  // A streamed result rather than COPY: DuckDB computes the next chunks only as this process takes them.
+  // (COPY to a pipe renders ahead of a slow reader, in memory that no limit of DuckDB's caps.)
+  const result = await connection.stream(xlsxRowSelect(columns, source));
+  let count = 0;
+  async function* sheetRows() {
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      const vector = chunk.getColumnVector(0);
+      const rows = new Array<string>(chunk.rowCount);
+      for (let i = 0; i < chunk.rowCount; i++) rows[i] = vector.getItem(i) as string;
+      count += chunk.rowCount;
+      yield Buffer.from(rows.join(''));
+    }
+  }
   // The API process holds the read end already, so this open does not wait.
   const out = fs.createWriteStream(job.fifo);
-  const zipped = writeXlsx(xlsxHeaderRow(columns), rows, out);
-  // One column of XML per row, written as is: no header, no quoting (the XML holds no line break).
-  const copied = copyRows(connection, copyTo(xlsxRowSelect(columns, source), rowsFifo, `FORMAT csv, HEADER false, QUOTE '', ESCAPE ''`));
   try {
-    const [count] = await Promise.all([copied, zipped]);
+    await writeXlsx(xlsxHeaderRow(columns), Readable.from(sheetRows(), { objectMode: false }), out);
     return count;
   } finally {
-    rows.destroy();
     out.destroy();
   }
 }

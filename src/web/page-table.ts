@@ -20,7 +20,7 @@ export const WEB_PAGES = {
   'POST /dataset/:name/publish': {},
   'GET /dataset/:name/resource/:id': {},
   'GET /dataset/:name/resource/:id/query': {},
-  'GET /dataset/:name/resource/:id/query.csv': {},
+  'GET /dataset/:name/resource/:id/query.:format': {},
   'GET /organization': {},
   'GET /organization/:name': {},
   'GET /group': {},

@@ -5,7 +5,9 @@ import { DomainError, invalidParameters, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
-import { toCsv } from '../tabular/csv-export.ts';
+import { sendExport } from '../api/v1/resources/export-response.ts';
+import { exportResource } from '../domain/resources/export.ts';
+import { EXPORT_FORMATS } from '../query/export-formats.ts';
 import { binsByColumn, histogramSql } from './histogram.ts';
 import { actorOf, domainOf, frameOf, mountPage } from './page-context.tsx';
 import { QueryPage, type QueryOutcome } from './pages/query.tsx';
@@ -41,15 +43,20 @@ async function loadPair(ctx: Context) {
  */
 const BUSY_WAIT_MS = QUERY_LIMITS.timeoutMs + 1_000;
 
+/** A query of the page (its result as JSON values). */
+function runQuery(ctx: Context, resourceId: string, sql: string, deadline?: number): Promise<QueryOutcome> {
+  return untilNotBusy(ctx, () => queryResource(domainOf(ctx), actorOf(ctx), resourceId, sql, queryCaller(actorOf(ctx), ctx.ip)), deadline);
+}
+
 /**
- * A query of the page, under the API's one-at-a-time rule per caller; where the API answers 429 at once,
- * a page waits for the other query to end, as a person reloading would, until `deadline` or until the
- * browser has gone.
+ * A query or export of the page, under the API's one-at-a-time rule per caller; where the API answers 429
+ * at once, a page waits for the other query to end, as a person reloading would, until `deadline` or
+ * until the browser has gone.
  */
-async function runQuery(ctx: Context, resourceId: string, sql: string, deadline = Date.now() + BUSY_WAIT_MS): Promise<QueryOutcome> {
+async function untilNotBusy<T>(ctx: Context, work: () => Promise<T>, deadline = Date.now() + BUSY_WAIT_MS): Promise<T> {
   for (;;) {
     try {
-      return await queryResource(domainOf(ctx), actorOf(ctx), resourceId, sql, queryCaller(actorOf(ctx), ctx.ip));
+      return await work();
     } catch (err) {
       const waiting = err instanceof DomainError && err.code === 'query_busy' && Date.now() < deadline && !ctx.req.destroyed;
       if (!waiting) throw err;
@@ -149,17 +156,16 @@ export function mountResourcePages(router: Router, services: DomainServices) {
     );
   });
 
-  mountPage(router, services, 'GET /dataset/:name/resource/:id/query.csv', async (ctx) => {
+  mountPage(router, services, 'GET /dataset/:name/resource/:id/query.:format', async (ctx) => {
+    const format = EXPORT_FORMATS.find((known) => known === ctx.params.format);
+    if (!format) throw notFound('The page');
     const { resource } = await loadPair(ctx);
     const sql = String(ctx.query.sql ?? '').trim();
     if (!sql) throw invalidParameters([{ path: 'sql', message: 'is required' }], 'Give the query as ?sql=…');
-    const outcome = await runQuery(ctx, resource.id, sql);
-    ctx.type = 'text/csv; charset=utf-8';
-    ctx.set(
-      'Content-Disposition',
-      `attachment; filename="${(resource.name || 'query').replace(/[^\w.-]+/g, '_').replace(/\.csv$/i, '')}-query.csv"`,
+    // The API's export (one module for both), waiting its turn as the console's queries do.
+    const exported = await untilNotBusy(ctx, () =>
+      exportResource(domainOf(ctx), actorOf(ctx), resource.id, { format, sql }, queryCaller(actorOf(ctx), ctx.ip)),
     );
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = toCsv(outcome.columns, outcome.rows);
+    sendExport(ctx, exported);
   });
 }

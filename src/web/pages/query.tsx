@@ -1,3 +1,4 @@
+import type { ExportFormat } from '../../query/export-formats.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 import { resourcePath, type SchemaView } from './resource.tsx';
 import { DataTable } from './table.tsx';
@@ -37,6 +38,14 @@ export function exampleQueries(schema: SchemaView): Array<{ label: string; sql: 
     });
   return examples;
 }
+
+/** The console's download links: the API's export formats (src/query/export-formats.ts), as people know them. */
+const DOWNLOADS: Array<[ExportFormat, string]> = [
+  ['csv', 'CSV'],
+  ['xlsx', 'Excel (XLSX)'],
+  ['parquet', 'Parquet'],
+  ['json', 'JSON Lines'],
+];
 
 /**
  * GET /dataset/{name}/resource/{id}/query?sql=…: the SQL console. The query is in the URL, so a result can
@@ -106,9 +115,15 @@ export function QueryPage(props: {
             {`${outcome.rowCount} row${outcome.rowCount === 1 ? '' : 's'}${outcome.truncated ? ' (cut at the limit)' : ''} in ${outcome.elapsedMs} ms`}
           </h2>
           <p>
-            <a href={`${base}/query.csv?sql=${encodeURIComponent(sql)}`} download>
-              Download as CSV
-            </a>
+            Download as{' '}
+            {DOWNLOADS.map(([format, label], i) => (
+              <>
+                {i > 0 && ' · '}
+                <a href={`${base}/query.${format}?sql=${encodeURIComponent(sql)}`} download>
+                  {label}
+                </a>
+              </>
+            ))}
           </p>
           <DataTable columns={outcome.columns} rows={outcome.rows} caption="Query result" />
         </section>
