@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { ckanErrorSender, ckanSiteUrl } from '../api/ckan/envelope.ts';
 import { ckanRouter } from '../api/ckan/index.ts';
+import { CKAN_UPLOAD_PATHS } from '../api/ckan/multipart.ts';
 import { isCkanPath } from '../api/ckan/paths.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { healthReporter } from './health.ts';
@@ -52,7 +53,7 @@ export function createHttpApp(services: DomainServices) {
     requestDeadlines({
       requestTimeoutMs: services.config.http.requestTimeoutMs,
       uploadIdleMs: services.config.http.uploadIdleMs,
-      uploads: streamed,
+      uploads: [...streamed, ...CKAN_UPLOAD_PATHS],
     }),
   );
   // The CKAN-compatible API answers its failures in CKAN's envelope; everything else is problem+json.

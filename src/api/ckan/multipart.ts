@@ -10,6 +10,12 @@ export interface ActionFile {
   contentType?: string;
 }
 
+/**
+ * The actions that take a file: their requests are uploads to the request deadlines (an idle timeout,
+ * not the whole-request one), like POST /resources/{id}/upload.
+ */
+export const CKAN_UPLOAD_PATHS = [/^\/api(\/3)?\/action\/resource_(create|update|patch)$/];
+
 export const isMultipart = (ctx: Context) => !!ctx.get('Content-Type')?.toLowerCase().startsWith('multipart/form-data');
 
 /** Form fields: a body's parameters are text; a file's is only its size, and never a field value. */
@@ -48,5 +54,11 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
     parser.on('close', () => settle());
     // As the proxied upload: a client that goes away ends the parser, and the file being stored, with an error.
     pipeline(ctx.req, parser, () => undefined);
+    // Once an answer went out (a 408 at the upload's idle timeout), Node no longer ends the request when its
+    // connection closes: the parser is ended here, or the file being stored would wait for bytes forever.
+    const socket = ctx.req.socket;
+    const onClose = () => parser.destroy(new Error('The connection closed before the body ended'));
+    socket.once('close', onClose);
+    ctx.req.once('end', () => socket.off('close', onClose));
   });
 }
