@@ -11,7 +11,8 @@ import { RECORD, RECORD_CKAN_NAMES } from '../helpers/metadata-record.ts';
 
 /**
  * The CKAN write side through the pinned `ckanapi` (issue 29, "Done when"): `ckanapi load datasets` of a
- * `ckanapi dump datasets --all` from another Almanac recreates every public dataset; `ckanapi action`
+ * `ckanapi dump datasets --all` from another Almanac (after `load organizations` and `load groups` of its
+ * dumps) recreates every public dataset; `ckanapi action`
  * creates, patches, uploads and deletes; RemoteCKAN maps each refusal to its exception.
  */
 
@@ -57,18 +58,13 @@ const sourceDict = (i: number, extra: Record<string, unknown> = {}) => ({
 test.before(async () => {
   [source, target] = await Promise.all([startTestApp(), startTestApp()]);
   editor = await target.api.newUser('ckw-editor');
-  // The groups exist on both sides first, as a migration loads organizations and groups before datasets;
-  // here through REST, which `ckanapi load organizations` would call as organization_create.
-  for (const app of [source, target]) {
-    for (const name of ORGS) {
-      const res = await app.api.post(ORGANIZATIONS, { name, title: `Org ${name}` }, app.sysadmin);
-      if (res.status !== 201) throw new Error(res.text);
-    }
-    const cat = await app.api.post(CATEGORIES, { name: CATEGORY, title: 'Environment' }, app.sysadmin);
-    if (cat.status !== 201) throw new Error(cat.text);
+  // The source's organizations and category; the target gets them by `ckanapi load` below.
+  for (const name of ORGS) {
+    const res = await source.api.post(ORGANIZATIONS, { name, title: `Org ${name}` }, source.sysadmin);
+    if (res.status !== 201) throw new Error(res.text);
   }
-  const added = await target.api.post(`${ORGANIZATIONS}/mig-water/members`, { user: editor.id, role: 'editor' }, target.sysadmin);
-  if (added.status !== 201) throw new Error(added.text);
+  const cat = await source.api.post(CATEGORIES, { name: CATEGORY, title: 'Environment' }, source.sysadmin);
+  if (cat.status !== 201) throw new Error(cat.text);
   for (let i = 0; i < PUBLIC; i++) resultOf(await ckanPost(source.api, 'package_create', sourceDict(i), source.sysadmin));
   resultOf(await ckanPost(source.api, 'package_create', sourceDict(90, { private: true }), source.sysadmin));
   resultOf(await ckanPost(source.api, 'package_create', { name: 'mig-draft', title: 'Draft', state: 'draft' }, source.sysadmin));
@@ -111,20 +107,34 @@ const ckanapi = (app: TestApp, ...args: string[]) => run(path.join(binDir, 'ckan
 const action = async (app: TestApp, key: string, ...args: string[]) =>
   JSON.parse((await ckanapi(app, 'action', ...args, '-a', key)).stdout);
 
-/** A dict without what each site makes its own: ids, dates, the creator, and an upload's site-bound URL. */
+/**
+ * A dict without what each site makes its own: the dataset's and its resources' ids and dates, the
+ * creator, tag ids, when the organization was made here. The organization and groups keep their ids:
+ * they were loaded with them.
+ */
 function portable(dict: Record<string, any>) {
-  const { id: _id, metadata_created: _c, metadata_modified: _m, creator_user_id: _u, owner_org: _o, ...rest } = dict;
-  const { id: _orgId, created: _orgCreated, ...organization } = rest.organization ?? {};
+  const { id: _id, metadata_created: _c, metadata_modified: _m, creator_user_id: _u, ...rest } = dict;
+  const { created: _oc, ...organization } = rest.organization;
   return {
     ...rest,
     organization,
-    groups: rest.groups.map(({ id: _gid, ...g }: Record<string, unknown>) => g),
     tags: rest.tags.map(({ id: _tid, ...tag }: Record<string, unknown>) => tag),
     resources: rest.resources.map(({ id: _rid, package_id: _p, created: _rc, metadata_modified: _rm, ...r }: Record<string, unknown>) => r),
   };
 }
 
 test.serial('ckanapi load datasets of another Almanac’s `ckanapi dump datasets --all` recreates every public dataset', async (t) => {
+  // A migration's order: organizations and groups first (organization_create/group_create keep their ids), then datasets.
+  for (const thing of ['organizations', 'groups']) {
+    const file = path.join(workDir, `${thing}.jsonl`);
+    await ckanapi(source, 'dump', thing, '--all', '-q', '-O', file);
+    await ckanapi(target, 'load', thing, '-I', file, '-a', target.adminToken, '-q');
+  }
+  t.deepEqual(resultOf(await ckanGet(target.api, 'organization_list')), [...ORGS].sort());
+  t.deepEqual(resultOf(await ckanGet(target.api, 'group_list')), [CATEGORY]);
+  const added = await target.api.post(`${ORGANIZATIONS}/mig-water/members`, { user: editor.id, role: 'editor' }, target.sysadmin);
+  t.is(added.status, 201, added.text);
+
   const dumpFile = path.join(workDir, 'datasets.jsonl');
   await ckanapi(source, 'dump', 'datasets', '--all', '-q', '-O', dumpFile);
   const dumped = (await fs.readFile(dumpFile, 'utf8'))
@@ -177,6 +187,8 @@ test.serial('ckanapi load datasets of another Almanac’s `ckanapi dump datasets
     t.deepEqual(portable(copy), portable(original), `${original.name} after a second load`);
   }
   t.is(resultOf(await ckanGet(target.api, 'package_list')).length, PUBLIC);
+  const sourceOrg = resultOf(await ckanGet(source.api, 'organization_show', { id: 'mig-water' }));
+  t.is(resultOf(await ckanGet(target.api, 'organization_show', { id: 'mig-water' })).id, sourceOrg.id, 'the same organization, by id');
 });
 
 test.serial('ckanapi action package_create, package_patch, resource_create with a file, package_delete', async (t) => {
