@@ -259,6 +259,21 @@ test('organization_update with users replaces the member list; organization_show
   t.deepEqual(await restMembers(ORGANIZATIONS, org.name), { [people.admin.username]: 'admin', [people.newcomer.username]: 'editor' });
 });
 
+test('organization_update with the users a show gave keeps a soft-deleted member’s membership for their restore', async (t) => {
+  const org = await orgWithRoles(t);
+  const away = await app.api.newUser(unique('ow-away'));
+  resultOf(await ckanPost(app.api, 'organization_member_create', { id: org.name, username: away.username, role: 'editor' }, app.sysadmin));
+  t.is((await app.api.delete(`/api/v1/admin/users/${away.id}`, app.sysadmin)).status, 204);
+  const shown = resultOf(await ckanGet(app.api, 'organization_show', { id: org.name }, who.admin));
+  t.false(
+    shown.users.some((u: { name: string }) => u.name === away.username),
+    'a soft-deleted member is not listed',
+  );
+  resultOf(await ckanPost(app.api, 'organization_update', { id: org.name, title: 'Roles', users: shown.users }, who.admin));
+  t.is((await app.api.post(`/api/v1/admin/users/${away.id}/restore`, undefined, app.sysadmin)).status, 200);
+  t.is((await restMembers(ORGANIZATIONS, org.name))[away.username], 'editor');
+});
+
 test('group_create/update/patch/delete write Almanac categories under the same rules', async (t) => {
   const name = unique('owg');
   const created = resultOf(await ckanPost(app.api, 'group_create', { name, title: 'A group', description: 'Desc' }, app.sysadmin));

@@ -59,8 +59,11 @@ export async function replaceMembers(
     if (user) roleOf.set(user.id, m.role);
   }
   const keep = [...roleOf.keys()];
+  // Only active users' memberships are replaced: a list read back from a show never names a soft-deleted
+  // member, whose memberships wait for their restore.
   await ctx.em.execute(
-    `delete from memberships where group_id = ?${keep.length ? ` and user_id not in (${keep.map(() => '?').join(', ')})` : ''}`,
+    `delete from memberships m where m.group_id = ?${keep.length ? ` and m.user_id not in (${keep.map(() => '?').join(', ')})` : ''}
+        and exists (select 1 from users u where u.id = m.user_id and u.state = 'active')`,
     [group.id, ...keep],
   );
   for (const [userId, role] of roleOf) {
