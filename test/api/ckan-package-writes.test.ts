@@ -145,6 +145,12 @@ test('package_update replaces: a field left out is cleared; resources matched by
   t.is(updated.resources[0].id, b.id);
   t.not(updated.resources[1].id, a.id);
   t.is((await ckanGet(app.api, 'resource_show', { id: a.id })).status, 404);
+
+  // Refused before anything is written: the fields stay as they were.
+  const twice = await post('package_update', { ...updated, title: 'Not written', resources: [...updated.resources, { url: b.url }] });
+  t.is(twice.status, 409);
+  t.deepEqual(twice.body.error.resources, [{}, {}, { url: ['is already used in this dataset'] }]);
+  t.is((await show('pw-replace')).title, 'New title');
 });
 
 test('package_patch changes the given keys only; package_revise matches, filters and merges as CKAN', async (t) => {

@@ -5,7 +5,7 @@ import { groupReference, loadDatasetBeforeWrite } from '../../domain/catalog/wri
 import type { DomainContext } from '../../domain/context.ts';
 import type { CatalogDataset } from '../../domain/catalog/datasets.ts';
 import { publishDataset, updateDataset } from '../../domain/datasets/lifecycle.ts';
-import { validationFailed } from '../../domain/errors.ts';
+import { DomainError, validationFailed, type FieldError } from '../../domain/errors.ts';
 import { byNameOrId } from '../../domain/ids.ts';
 import { profileFieldsFor } from '../../domain/metadata/profiles.ts';
 import { addResource, deleteResource, reorderResources, replaceResource, type ResourceInput } from '../../domain/resources/resources.ts';
@@ -95,7 +95,7 @@ function asSent(r: Resource, profile: ProfileNames): unknown {
 /** Each resource of a dict, checked by REST's schema before anything is written (errors under `resources.<i>`). */
 function wantedResources(dicts: unknown[], current: Resource[], profile: ProfileNames): WantedResource[] {
   const byId = new Map(current.map((r) => [r.id, r]));
-  const errors = [];
+  const errors: FieldError[] = [];
   const wanted: WantedResource[] = [];
   for (const [i, value] of dicts.entries()) {
     const dict = object(value) ?? {};
@@ -104,9 +104,15 @@ function wantedResources(dicts: unknown[], current: Resource[], profile: Profile
       const input = parseBody(ResourceBody, resourceBody(dict, profile, staysUpload(dict, existing)), `resources.${i}`);
       wanted.push({ id: existing?.id, input, unchanged: existing && isDeepStrictEqual(asSent(existing, profile), input) });
     } catch (err) {
-      errors.push(...((err as { errors?: Array<{ path: string; message: string }> }).errors ?? []));
+      if (!(err instanceof DomainError) || !err.errors) throw err;
+      errors.push(...err.errors);
     }
   }
+  // The domain refuses a URL twice in a dataset: found here, before the first write, not after some.
+  const urls = wanted.map((w) => (w.input.urlType === 'link' ? w.input.url : null));
+  urls.forEach((url, i) => {
+    if (url && urls.indexOf(url) !== i) errors.push({ path: `resources.${i}.url`, message: 'is already used in this dataset' });
+  });
   if (errors.length) throw validationFailed(errors);
   return wanted;
 }
