@@ -90,3 +90,20 @@ test.serial('a file that stalls for UPLOAD_IDLE_TIMEOUT is cut, and no resource 
   // Serial tests run first: no file of any resource is stored yet, and none of the cut one's bytes stays.
   t.deepEqual(keys, []);
 });
+
+test('a form field larger than 1 MB is refused, not cut short', async (t) => {
+  const form = new FormData();
+  form.set('package_id', datasetId);
+  form.set('description', 'x'.repeat((1 << 20) + 1));
+  form.set('upload', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'small.csv');
+  const res = await fetch(`${app.url}${ACTION}/resource_create`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: app.adminToken },
+  });
+  const body = await res.json();
+  t.is(res.status, 413, JSON.stringify(body));
+  t.false(body.success);
+  const resources = resultOf(await ckanGet(app.api, 'package_show', { id: 'up-data' }, app.sysadmin)).resources;
+  t.false(resources.some((r: { description: string | null }) => (r.description?.length ?? 0) > 1 << 20));
+});

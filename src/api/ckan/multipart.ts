@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { invalidMultipart } from '../../domain/errors.ts';
+import { invalidMultipart, payloadTooLarge } from '../../domain/errors.ts';
 
 /** A file sent with an action (`upload`, as ckanapi sends `files={'upload': f}`): read as it arrives. */
 export interface ActionFile {
@@ -41,8 +41,12 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
       settled = true;
       resolve({ fields, file });
     };
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
       if (settled) return;
+      if (info.valueTruncated || info.nameTruncated) {
+        settled = true;
+        return reject(payloadTooLarge(`A form field is larger than ${LIMITS.fieldSize} bytes.`));
+      }
       const prev = fields[name];
       fields[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
     });
