@@ -51,6 +51,9 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
       fields[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
     });
     parser.on('file', (name, stream, info) => {
+      // A connection that closes mid-file errors the file stream: its reader hears it, and a file no one
+      // reads (skipped, or left by an action that refused the call first) must not crash the process.
+      stream.on('error', () => undefined);
       if (settled || name !== 'upload') return stream.resume();
       settle({ stream, filename: info.filename, contentType: info.mimeType });
     });
@@ -61,7 +64,7 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
     // Once an answer went out (a 408 at the upload's idle timeout), Node no longer ends the request when its
     // connection closes: the parser is ended here, or the file being stored would wait for bytes forever.
     const socket = ctx.req.socket;
-    const onClose = () => parser.destroy(new Error('The connection closed before the body ended'));
+    const onClose = () => (ctx.req.complete ? undefined : parser.destroy(new Error('The connection closed before the body ended')));
     socket.once('close', onClose);
     ctx.req.once('end', () => socket.off('close', onClose));
   });
