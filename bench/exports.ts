@@ -7,7 +7,9 @@
  * (this process: the API runs in it, the exports' DuckDB in query processes) before, at its peak while
  * an export runs, and after them, to show that streaming keeps it flat.
  */
+import { execFile } from 'node:child_process';
 import fsp from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
@@ -17,6 +19,7 @@ import { buildCsv } from './pipeline.ts';
 import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
 
 const RUNS = 3;
+const run = promisify(execFile);
 const BASELINE: Record<string, string> = {
   csv: 'FORMAT csv, HEADER true',
   json: 'FORMAT json',
@@ -68,14 +71,23 @@ export async function benchExports() {
     const duck = await DuckDBInstance.create(':memory:', { threads: '2' });
     const conn = await duck.connect();
 
-    /** One whole export, read to its end and thrown away as it comes: what a client saving it does. */
+    /**
+     * One whole export, read to its end and thrown away as it comes, by curl: the client is another
+     * process, so this process's memory is the server's alone.
+     */
     const exportOnce = async (format: string) => {
       const t = performance.now();
-      const reply = await fetch(`${base}/resources/${id}/download?format=${format}`, { headers: { Authorization: headers.Authorization } });
-      if (!reply.ok || !reply.body) throw new Error(`export ${format}: ${reply.status} ${await reply.text()}`);
-      let bytes = 0;
-      for await (const chunk of reply.body) bytes += chunk.length;
-      return { seconds: (performance.now() - t) / 1000, bytes };
+      const { stdout } = await run('curl', [
+        '-sSf',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        '-H',
+        `Authorization: ${headers.Authorization}`,
+        `${base}/resources/${id}/download?format=${format}`,
+      ]);
+      return { seconds: (performance.now() - t) / 1000, bytes: Number(stdout) };
     };
     const baselineOnce = async (format: string) => {
       const file = path.join(engines.dir, `baseline.${format}`);
@@ -92,37 +104,42 @@ export async function benchExports() {
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
-    // Only while an export runs: the baseline's DuckDB runs in this process too, and its memory is not the server's.
-    let sampling = false;
-    const sampler = setInterval(() => sampling && (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
-    const results: Record<string, { almanacS: number; baselineS: number; ratio: number; bytes: number; baselineBytes: number }> = {};
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
+    // Every export first, then every baseline: the baseline's DuckDB runs in this process, and the memory
+    // it keeps must not count as the server's.
+    const almanacRuns: Record<string, Array<{ seconds: number; bytes: number }>> = {};
+    const peaks: Record<string, number> = {};
     for (const format of EXPORT_FORMATS) {
-      const almanacRuns = [];
+      almanacRuns[format] = [];
+      for (let i = 0; i < RUNS; i++) almanacRuns[format].push(await exportOnce(format));
+      peaks[format] = rssPeak;
+    }
+    clearInterval(sampler);
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 500));
+    const rssAfter = process.memoryUsage().rss;
+    const results: Record<
+      string,
+      { almanacS: number; baselineS: number; ratio: number; bytes: number; baselineBytes: number; peakRssMb: number }
+    > = {};
+    for (const format of EXPORT_FORMATS) {
       const baselineRuns = [];
-      for (let i = 0; i < RUNS; i++) {
-        sampling = true;
-        almanacRuns.push(await exportOnce(format));
-        sampling = false;
-        baselineRuns.push(await baselineOnce(format));
-      }
-      const almanacS = median(almanacRuns.map((r) => r.seconds));
+      for (let i = 0; i < RUNS; i++) baselineRuns.push(await baselineOnce(format));
+      const almanacS = median(almanacRuns[format]!.map((r) => r.seconds));
       const baselineS = median(baselineRuns.map((r) => r.seconds));
       results[format] = {
         almanacS: +almanacS.toFixed(2),
         baselineS: +baselineS.toFixed(2),
         // rows/s over rows/s: the same rows on both sides.
         ratio: +(baselineS / almanacS).toFixed(2),
-        bytes: almanacRuns[0]!.bytes,
+        bytes: almanacRuns[format]![0]!.bytes,
         baselineBytes: baselineRuns[0]!.bytes,
+        peakRssMb: mb(peaks[format]!),
       };
       console.log(
-        `ratio export-${format}: ${results[format].ratio} (almanac ${results[format].almanacS} s, baseline ${results[format].baselineS} s DuckDB COPY to ${format === 'xlsx' ? 'CSV' : format}; ${rows} rows, ${mb(results[format].bytes)} MB vs ${mb(results[format].baselineBytes)} MB)`,
+        `ratio export-${format}: ${results[format].ratio} (almanac ${results[format].almanacS} s, baseline ${results[format].baselineS} s DuckDB COPY to ${format === 'xlsx' ? 'CSV' : format}; ${rows} rows, ${mb(results[format].bytes)} MB vs ${mb(results[format].baselineBytes)} MB; server peak RSS so far ${results[format].peakRssMb} MB)`,
       );
     }
-    clearInterval(sampler);
-    global.gc?.();
-    await new Promise((r) => setTimeout(r, 500));
-    const rssAfter = process.memoryUsage().rss;
     console.log(`rss export-server: before ${mb(rssBefore)} MB, peak during ${mb(rssPeak)} MB, after ${mb(rssAfter)} MB`);
     conn.closeSync();
     return { rows, runs: RUNS, formats: results, rssMb: { before: mb(rssBefore), peak: mb(rssPeak), after: mb(rssAfter) } };

@@ -167,7 +167,9 @@ export function runInQueryProcess(job: QueryJob, maxProcesses: number, onExportR
       queryProcess = taken;
       busy.add(taken);
       taken.run(job, onExportReady).then(
-        (result) => settle(true, () => resolve(result)),
+        // An export leaves its process to go: a whole preview through DuckDB and zlib leaves a heap
+        // fragmented enough that the next export in it could run past the process's memory cap.
+        (result) => settle(!job.export, () => resolve(result)),
         (err: unknown) => {
           if (settled) return;
           if (err instanceof ProcessBroken && !retried) {
