@@ -69,55 +69,58 @@ test.after.always(async () => app?.stop());
 const withoutId = (body: unknown, id: string) => JSON.parse(JSON.stringify(body).replaceAll(id, '<id>'));
 
 for (const actor of ACTORS) {
-  test.serial(`${actor}: every DataStore action answers for what it may see, and for the rest exactly as for a resource that does not exist`, async (t) => {
-    const by = auth[actor];
-    const nowhere = randomUUID();
-    const missing = {
-      search: await ckanPost(app.api, 'datastore_search', { resource_id: nowhere }, by),
-      info: await ckanGet(app.api, 'datastore_info', { id: nowhere }, by),
-      sql: await ckanPost(app.api, 'datastore_search_sql', { sql: `SELECT * FROM "${nowhere}"` }, by),
-      join: await ckanPost(
-        app.api,
-        'datastore_search_sql',
-        { sql: `SELECT * FROM "${resourceOf.public}" p JOIN "${nowhere}" s USING (a)` },
-        by,
-      ),
-    };
-    t.is(missing.search.status, 404);
-    t.is(missing.info.status, 404);
-    t.is(missing.sql.status, 409);
-    t.is(missing.join.status, 409);
-    for (const subject of SUBJECTS) {
-      const id = resourceOf[subject];
-      const visible = SEES[subject].includes(actor);
-      const search = await ckanPost(app.api, 'datastore_search', { resource_id: id, filters: { b: subject } }, by);
-      const info = await ckanGet(app.api, 'datastore_info', { id }, by);
-      const sql = await ckanPost(app.api, 'datastore_search_sql', { sql: `SELECT b FROM "${id}" WHERE a = 1` }, by);
-      const join = await ckanPost(
-        app.api,
-        'datastore_search_sql',
-        { sql: `SELECT * FROM "${resourceOf.public}" p JOIN "${id}" s USING (a)` },
-        by,
-      );
-      if (visible) {
-        t.is(search.status, 200, `${subject} search: ${search.text}`);
-        t.deepEqual(search.body.result.records, [{ _id: 1, a: 1, b: subject }]);
-        t.is(info.status, 200, `${subject} info: ${info.text}`);
-        t.is(info.body.result.meta.count, 2);
-        t.is(sql.status, 200, `${subject} sql: ${sql.text}`);
-        t.deepEqual(sql.body.result.records, [{ b: subject }]);
-        t.is(join.status, 200, `${subject} join: ${join.text}`);
-        t.is(join.body.result.records.length, 2);
-      } else {
-        t.deepEqual(withoutId(search.body, id), withoutId(missing.search.body, nowhere), `${subject} search`);
-        t.is(search.status, 404);
-        t.deepEqual(withoutId(info.body, id), withoutId(missing.info.body, nowhere), `${subject} info`);
-        t.is(info.status, 404);
-        t.deepEqual(withoutId(sql.body, id), withoutId(missing.sql.body, nowhere), `${subject} sql`);
-        t.is(sql.status, 409);
-        t.deepEqual(withoutId(join.body, id), withoutId(missing.join.body, nowhere), `${subject} join`);
-        t.is(join.status, 409);
+  test.serial(
+    `${actor}: every DataStore action answers for what it may see, and for the rest exactly as for a resource that does not exist`,
+    async (t) => {
+      const by = auth[actor];
+      const nowhere = randomUUID();
+      const missing = {
+        search: await ckanPost(app.api, 'datastore_search', { resource_id: nowhere }, by),
+        info: await ckanGet(app.api, 'datastore_info', { id: nowhere }, by),
+        sql: await ckanPost(app.api, 'datastore_search_sql', { sql: `SELECT * FROM "${nowhere}"` }, by),
+        join: await ckanPost(
+          app.api,
+          'datastore_search_sql',
+          { sql: `SELECT * FROM "${resourceOf.public}" p JOIN "${nowhere}" s USING (a)` },
+          by,
+        ),
+      };
+      t.is(missing.search.status, 404);
+      t.is(missing.info.status, 404);
+      t.is(missing.sql.status, 409);
+      t.is(missing.join.status, 409);
+      for (const subject of SUBJECTS) {
+        const id = resourceOf[subject];
+        const visible = SEES[subject].includes(actor);
+        const search = await ckanPost(app.api, 'datastore_search', { resource_id: id, filters: { b: subject } }, by);
+        const info = await ckanGet(app.api, 'datastore_info', { id }, by);
+        const sql = await ckanPost(app.api, 'datastore_search_sql', { sql: `SELECT b FROM "${id}" WHERE a = 1` }, by);
+        const join = await ckanPost(
+          app.api,
+          'datastore_search_sql',
+          { sql: `SELECT * FROM "${resourceOf.public}" p JOIN "${id}" s USING (a)` },
+          by,
+        );
+        if (visible) {
+          t.is(search.status, 200, `${subject} search: ${search.text}`);
+          t.deepEqual(search.body.result.records, [{ _id: 1, a: 1, b: subject }]);
+          t.is(info.status, 200, `${subject} info: ${info.text}`);
+          t.is(info.body.result.meta.count, 2);
+          t.is(sql.status, 200, `${subject} sql: ${sql.text}`);
+          t.deepEqual(sql.body.result.records, [{ b: subject }]);
+          t.is(join.status, 200, `${subject} join: ${join.text}`);
+          t.is(join.body.result.records.length, 2);
+        } else {
+          t.deepEqual(withoutId(search.body, id), withoutId(missing.search.body, nowhere), `${subject} search`);
+          t.is(search.status, 404);
+          t.deepEqual(withoutId(info.body, id), withoutId(missing.info.body, nowhere), `${subject} info`);
+          t.is(info.status, 404);
+          t.deepEqual(withoutId(sql.body, id), withoutId(missing.sql.body, nowhere), `${subject} sql`);
+          t.is(sql.status, 409);
+          t.deepEqual(withoutId(join.body, id), withoutId(missing.join.body, nowhere), `${subject} join`);
+          t.is(join.status, 409);
+        }
       }
-    }
-  });
+    },
+  );
 }
