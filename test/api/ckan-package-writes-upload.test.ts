@@ -107,3 +107,17 @@ test('a form field larger than 1 MB is refused, not cut short', async (t) => {
   const resources = resultOf(await ckanGet(app.api, 'package_show', { id: 'up-data' }, app.sysadmin)).resources;
   t.false(resources.some((r: { description: string | null }) => (r.description?.length ?? 0) > 1 << 20));
 });
+
+test('form fields larger than the body limit together are refused, whatever each one’s size', async (t) => {
+  const form = new FormData();
+  form.set('package_id', datasetId);
+  for (let i = 0; i < 3; i++) form.set(`field_${i}`, 'x'.repeat(600_000));
+  const res = await fetch(`${app.url}${ACTION}/resource_create`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: app.adminToken },
+  });
+  const body = await res.json();
+  t.is(res.status, 413, JSON.stringify(body));
+  t.false(body.success);
+});

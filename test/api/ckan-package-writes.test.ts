@@ -187,6 +187,23 @@ test('package_patch changes the given keys only; package_revise matches, filters
   t.is(flat.package.title, 'Flat');
 });
 
+test('a __proto__ key in JSON sent as text (package_revise, a form field) never reaches Object.prototype', async (t) => {
+  resultOf(await post('package_create', fullDict('pw-proto')));
+  const attempts = [
+    { match: { name: 'pw-proto' }, update: '{"__proto__": {"polluted": "yes"}}' },
+    { match: { name: 'pw-proto' }, update__organization: '{"__proto__": {"polluted": "yes"}}' },
+    { match: '{"name": "pw-proto", "__proto__": {"polluted": "yes"}}', update: { notes: 'kept' } },
+  ];
+  for (const body of attempts) {
+    const reply = await post('package_revise', body);
+    t.true(reply.status < 500, reply.text);
+    t.is(({} as Record<string, unknown>).polluted, undefined, JSON.stringify(body));
+  }
+  const refused = await post('package_revise', { match: { name: 'pw-proto' }, update: '{"__proto__": {"polluted": "yes"}}' }, anonymous);
+  t.is(refused.status, 403, refused.text);
+  t.is(({} as Record<string, unknown>).polluted, undefined);
+});
+
 test('drafts are CKAN’s state "draft": package_create makes one, package_update with state "active" publishes it', async (t) => {
   const draft = resultOf(
     await post('package_create', { name: 'pw-draft', title: 'Draft', state: 'draft', resources: [{ url: 'https://files.example/d.csv' }] }),

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { queryRunning, startTestApp, until, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { uploadAndProcess } from '../helpers/pipeline.ts';
 import { isProblem } from '../helpers/problem.ts';
@@ -240,6 +240,32 @@ test.serial('a private resource exports for its editors and is 404 for everyone 
   const own = await fetchExport('GET', `/api/v1/resources/${privateId}/download?format=json`, admin);
   t.is(own.reply.status, 200);
   t.is(own.bytes.toString('utf8').trim().split('\n').length, ROWS);
+});
+
+test.serial('clients that go away from whole exports, mid-file or after the last write, leave no slot or pipe taken', async (t) => {
+  const fifos = path.join(app.almanac.services.config.dataDir, 'export-fifos');
+  for (const format of ['csv', 'json', 'xlsx']) {
+    const controller = new AbortController();
+    const reply = await fetch(`${app.url}/api/v1/resources/${publicId}/download?format=${format}`, {
+      headers: { Authorization: `Bearer ${admin.token}` },
+      signal: controller.signal,
+    });
+    t.is(reply.status, 200, format);
+    // Past the query process's last write for a small file, or mid-file for a large one: either way a cut answer.
+    await until('the export’s writer is done or stuck on a full pipe', async () => !(await queryRunning(app)), 2_000).catch(
+      () => undefined,
+    );
+    controller.abort();
+  }
+  await until('a whole export runs again: the slots of the cut ones were let go', async () => {
+    const reply = await fetch(`${app.url}/api/v1/resources/${publicId}/download?format=parquet`, {
+      headers: { Authorization: `Bearer ${admin.token}` },
+    });
+    await reply.arrayBuffer();
+    return reply.status === 200;
+  });
+  await until('no export pipe is left behind', async () => (await fs.readdir(fifos).catch(() => [])).length === 0);
+  t.pass();
 });
 
 test('a bad format is 400 problem+json; a refused query is a problem too, never a broken file', async (t) => {

@@ -20,7 +20,7 @@ function same(a: Value, b: Value): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
   if (isDict(a) && isDict(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => k in b && same(a[k], b[k]));
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && same(a[k], b[k]));
   }
   return a === b;
 }
@@ -31,7 +31,7 @@ export function unmatched(data: Value, select: Value, parent: Path = []): Path[]
     if (!isDict(data)) return [parent];
     return Object.keys(select)
       .sort()
-      .flatMap((k) => (k in data ? compare(data[k], select[k], [...parent, k]) : [[...parent, k]]));
+      .flatMap((k) => (Object.hasOwn(data, k) ? compare(data[k], select[k], [...parent, k]) : [[...parent, k]]));
   }
   if (Array.isArray(select)) {
     if (!Array.isArray(data)) return [parent];
@@ -63,7 +63,7 @@ export function resolveKey(data: Value, stringKey: string): { value: Value; path
   let current = data;
   for (const k of stringKey.split('__')) {
     if (isDict(current)) {
-      if (!(k in current)) throw new ReviseError(`Unmatched key ${joined([...path, k])}`);
+      if (!Object.hasOwn(current, k)) throw new ReviseError(`Unmatched key ${joined([...path, k])}`);
       path.push(k);
       current = current[k];
     } else if (Array.isArray(current)) {
@@ -103,13 +103,13 @@ function filterParsed(data: Value, globs: Glob[]) {
         else for (const k of Object.keys(data)) delete data[k];
         continue;
       }
-      if (!(head in data)) continue;
+      if (!Object.hasOwn(data, head)) continue;
       if (rest.length) children.set(head, [...(children.get(head) ?? []), { keep, parts: rest }]);
       else if (keep) protectedValues[head] = data[head];
       else delete data[head];
     }
     Object.assign(data, protectedValues);
-    for (const [head, sub] of children) if (head in data) filterParsed(data[head], sub);
+    for (const [head, sub] of children) if (Object.hasOwn(data, head)) filterParsed(data[head], sub);
     return;
   }
   if (!Array.isArray(data)) return;
@@ -142,7 +142,7 @@ function filterParsed(data: Value, globs: Glob[]) {
 export function mergeDict(data: Dict, update: Value, parent: Path = []) {
   if (!isDict(update)) throw new ReviseError(`Expected dict for ${joined(parent)}`);
   for (const [k, v] of Object.entries(update)) {
-    if (!(k in data)) data[k] = v;
+    if (!Object.hasOwn(data, k)) data[k] = v;
     else if (isDict(data[k])) mergeDict(data[k], v, [...parent, k]);
     else if (Array.isArray(data[k])) mergeList(data[k], v, [...parent, k]);
     else data[k] = v;

@@ -34,8 +34,9 @@ function keyOf(segments: string[], keys: Map<string, string>): string {
 
 export function ckanErrorFields(errors: FieldError[]): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
+  // Own keys only: a field named `constructor` must not find Object's.
   const push = (target: Record<string, unknown>, key: string, message: string) =>
-    void ((target[key] as string[] | undefined) ?? (target[key] = [])).push(ckanMessage(message));
+    void ((Object.hasOwn(target, key) ? (target[key] as string[]) : (target[key] = [])) as string[]).push(ckanMessage(message));
   for (const { path, message } of errors) {
     const segments = path ? path.split('.') : [];
     if (segments.length === 0 || path === '(body)') {

@@ -26,7 +26,10 @@ const LIMITS = { fields: 1_000, fieldSize: 1 << 20, parts: 1_100 };
  * buffered: CKAN's clients send the fields first, so the parameters are whole when the file begins (a
  * field after the file is not read). Any other file part is skipped.
  */
-export function readMultipart(ctx: Context): Promise<{ fields: Record<string, string | string[]>; file?: ActionFile }> {
+export function readMultipart(
+  ctx: Context,
+  maxFieldBytes: number,
+): Promise<{ fields: Record<string, string | string[]>; file?: ActionFile }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -35,6 +38,8 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
       return reject(invalidMultipart((err as Error).message));
     }
     const fields: Record<string, string | string[]> = {};
+    // The fields together are held to the cap of any other body: a thousand 1 MB fields would be a gigabyte.
+    let fieldBytes = 0;
     let settled = false;
     const settle = (file?: ActionFile) => {
       if (settled) return;
@@ -47,7 +52,12 @@ export function readMultipart(ctx: Context): Promise<{ fields: Record<string, st
         settled = true;
         return reject(payloadTooLarge(`A form field is larger than ${LIMITS.fieldSize} bytes.`));
       }
-      const prev = fields[name];
+      fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (fieldBytes > maxFieldBytes) {
+        settled = true;
+        return reject(payloadTooLarge(`The form fields are larger than ${maxFieldBytes} bytes together.`));
+      }
+      const prev = Object.hasOwn(fields, name) ? fields[name] : undefined;
       fields[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
     });
     parser.on('file', (name, stream, info) => {

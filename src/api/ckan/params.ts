@@ -3,6 +3,7 @@ import type { DomainContext } from '../../domain/context.ts';
 import { depthExceeds, MAX_JSON_DEPTH } from '../../http/middleware/json-depth.ts';
 import { isMultipart, readMultipart, type ActionFile } from './multipart.ts';
 import { badRequest, invalidParameters, payloadTooLarge, type FieldError } from '../../domain/errors.ts';
+import { parseJsonText } from '../../http/safe-json.ts';
 
 /** The largest start/offset an action takes: far past any catalog, well inside what the databases count. */
 export const MAX_OFFSET = 1_000_000_000;
@@ -92,7 +93,7 @@ export class ActionParams {
 
   private parseList(key: string, text: string): string[] | undefined {
     try {
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = parseJsonText(text);
       if (Array.isArray(parsed) && parsed.every((i) => typeof i === 'string')) return parsed;
     } catch {
       // reported below
@@ -119,7 +120,7 @@ export async function readParams(ctx: Context): Promise<ActionParams> {
   const query = { ...(ctx.query as Record<string, unknown>) };
   if (ctx.method !== 'POST') return new ActionParams(query);
   if (isMultipart(ctx)) {
-    const { fields, file } = await readMultipart(ctx);
+    const { fields, file } = await readMultipart(ctx, bodyLimit(ctx));
     return new ActionParams({ ...query, ...fields }, file);
   }
   let body: unknown = (ctx.request as { body?: unknown }).body;
@@ -147,7 +148,7 @@ async function readOtherBody(ctx: Context): Promise<unknown> {
   if (text.startsWith('{')) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonText(text);
     } catch {
       throw badRequest('JSON Error: the body is not valid JSON');
     }

@@ -18,6 +18,7 @@ import { notQueryable, queryFailed, queryTooLong, tooManyRequests } from '../err
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import { loadReadableResource } from './access-query.ts';
 import { MAX_SQL_CHARS } from './query.ts';
+import { finished as streamFinished } from 'node:stream/promises';
 
 /**
  * A whole resource's export: no row or byte cap, and a deadline long enough for a slow client to read a
@@ -101,7 +102,9 @@ export async function exportResource(
     return outcome;
   })();
   // The bytes are whole only once the writer closed its end and the query process said it succeeded.
-  const drained = new Promise<void>((resolve) => source.once('end', resolve));
+  // A source destroyed before its end (the client went away after the last write) rejects, so the slot and
+  // the FIFO are let go all the same: a destroyed socket never emits 'end'.
+  const drained = streamFinished(source, { readable: true, writable: false });
   Promise.all([finished, drained]).then(
     () => {
       cleanUp();

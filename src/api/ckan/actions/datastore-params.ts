@@ -2,6 +2,7 @@ import { DATASTORE_MAX_ROWS } from '../../../domain/resources/datastore.ts';
 import type { DatastoreQuery } from '../../../domain/resources/datastore-sql.ts';
 import { invalidParameters } from '../../../domain/errors.ts';
 import { MAX_OFFSET, type ActionParams } from '../params.ts';
+import { parseJsonText } from '../../../http/safe-json.ts';
 
 /** datastore_search's parameters as CKAN's datastore_search_schema reads them. */
 
@@ -17,7 +18,7 @@ function dict(params: ActionParams, key: string, fail: Fail): Record<string, unk
   if (Array.isArray(value) && value.length === 1) value = value[0];
   if (typeof value === 'string') {
     try {
-      value = JSON.parse(value);
+      value = parseJsonText(value);
     } catch {
       return fail(key, 'Could not parse as valid JSON');
     }

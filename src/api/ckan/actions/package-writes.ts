@@ -9,6 +9,7 @@ import { currentDict, freshDict, groupRefs, profileNamesFor, staysUpload, writeD
 import type { ActionParams } from '../params.ts';
 import { required, type Action } from './action.ts';
 import { resourceWriteActions } from './resource-writes.ts';
+import { parseJsonText } from '../../../http/safe-json.ts';
 
 /**
  * CKAN's write actions on datasets: each reads the CKAN dict into REST's body (package-input.ts) and
@@ -20,7 +21,7 @@ import { resourceWriteActions } from './resource-writes.ts';
 function jsonOrText(value: unknown): unknown {
   if (typeof value !== 'string' || !/^\s*[[{"]/.test(value)) return value;
   try {
-    return JSON.parse(value);
+    return parseJsonText(value);
   } catch {
     return value;
   }
