@@ -39,7 +39,8 @@ const DATA_ONLY: ReadonlySet<string> = new Set(['data']);
 let tables = DATA_ONLY;
 
 function refuse(what: string): never {
-  const readable = tables === DATA_ONLY ? 'the table "data"' : 'the resources it names by id (that you may read)';
+  // By content: a query over one preview may pass its own set holding `data`.
+  const readable = tables.size === 1 && tables.has('data') ? 'the table "data"' : 'the resources it names by id (that you may read)';
   throw new SourceRefused(`${what} is not available here: a query reads ${readable}, its own CTEs and ${[...TABLE_FUNCTIONS].join(', ')}.`);
 }
 
