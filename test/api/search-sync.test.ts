@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isProblem } from '../helpers/problem.ts';
-import { semanticEnv, startTestApp, until, type TestApp } from '../helpers/app.ts';
+import { semanticEnv, startTestApp, until, vectorsCaughtUp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { settledPipeline } from '../helpers/pipeline.ts';
 import { syncDatasetsSearch } from '../../src/search/sync.ts';
@@ -154,6 +154,12 @@ test.serial('a backlog page pushes the vector of a text to every dataset that ho
     t.is(created.status, 201, created.text);
     ids.push(created.body.id);
   }
+  // The backlog job their creation announced is done before the rows change, so only the pages below embed.
+  await vectorsCaughtUp(app);
+  await until(
+    'no vector backlog job runs',
+    async () => (await app.api.get(`${API}/admin/jobs?type=vector-backlog&status=running`, admin)).body.count === 0,
+  );
   // Both rewritten as a harvest writes them, their shared resource text new to the model.
   await orm.em
     .fork()
