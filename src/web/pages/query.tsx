@@ -119,7 +119,7 @@ export function QueryPage(props: {
             {DOWNLOADS.map(([format, label], i) => (
               <>
                 {i > 0 && ' · '}
-                <a href={`${base}/query.${format}?sql=${encodeURIComponent(sql)}`} download>
+                <a href={`${base}/query.${format}?sql=${encodeURIComponent(sql)}`} download aria-label={`Download as ${label}`}>
                   {label}
                 </a>
               </>
