@@ -4,56 +4,15 @@
  * total, one statement), in the same run, p50 of 20 runs each; target ≤ 1.5× DuckDB + 5 ms. Then
  * paging: a deep page by `_links.next`'s cursor and by offset alone against the first page.
  */
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { createLogger } from '../src/logger.ts';
-import { servedPreviewKey, type PreviewRecord } from '../src/domain/pipeline/preview-record.ts';
-import { buildCsv } from './pipeline.ts';
-import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { withBenchPreview } from './preview-bench.ts';
 
 const RUNS = 20;
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (ms: number) => +ms.toFixed(1);
 
 export async function benchDatastore() {
-  const log = createLogger('warn');
-  const engines = await startEngines('bench-datastore', log);
-  const almanac = await startAppOn(engines, {}, log);
-  const base = `${almanac.url}/api/v1`;
-  try {
-    const token = await benchToken(almanac);
-    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const post = async (url: string, body: unknown) =>
-      (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
-    await post('/organizations', { name: 'bench-org' });
-    const created = await post('/packages', {
-      name: 'bench-datastore',
-      ownerOrg: 'bench-org',
-      licenseId: 'cc-by-4.0',
-      resources: [{ urlType: 'upload', name: 'bench.csv' }],
-    });
-    const id: string = created.resources[0].id;
-    const csv = path.join(engines.dir, 'bench.csv');
-    await buildCsv(csv, 50 * 1024 * 1024);
-    const uploaded = await fetch(`${base}/resources/${id}/upload`, {
-      method: 'POST',
-      headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' },
-      body: await fsp.readFile(csv),
-    });
-    if (!uploaded.ok) throw new Error(`upload: ${uploaded.status}`);
-    for (let status = ''; status !== 'succeeded';) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await (await fetch(`${base}/resources/${id}/pipeline-status`)).json()).status;
-      if (status === 'failed') throw new Error('pipeline failed');
-    }
-
-    const parquet = path.join(engines.dir, 'raw.parquet');
-    const record = (await (await fetch(`${base}/resources/${id}`, { headers })).json()) as { extras: { preview: PreviewRecord } };
-    await fsp.writeFile(
-      parquet,
-      Buffer.concat(await (await almanac.services.storage.read(servedPreviewKey(id, record.extras.preview))).toArray()),
-    );
+  return withBenchPreview('bench-datastore', async ({ almanac, headers, id, parquet }) => {
     const duck = await DuckDBInstance.create(':memory:');
     const conn = await duck.connect();
     await conn.run(`CREATE VIEW data AS SELECT * FROM read_parquet('${parquet}')`);
@@ -152,7 +111,5 @@ export async function benchDatastore() {
         unfilteredOffset460kP50Ms: round(p50(unfilteredDeep)),
       },
     };
-  } finally {
-    await engines.stop();
-  }
+  });
 }

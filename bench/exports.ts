@@ -12,11 +12,8 @@ import fsp from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { createLogger } from '../src/logger.ts';
-import { servedPreviewKey, type PreviewRecord } from '../src/domain/pipeline/preview-record.ts';
 import { EXPORT_FORMATS } from '../src/query/export-formats.ts';
-import { buildCsv } from './pipeline.ts';
-import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { withBenchPreview } from './preview-bench.ts';
 
 const RUNS = 3;
 const run = promisify(execFile);
@@ -31,43 +28,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 export async function benchExports() {
-  const log = createLogger('warn');
-  const engines = await startEngines('bench-exports', log);
-  const almanac = await startAppOn(engines, {}, log);
-  const base = `${almanac.url}/api/v1`;
-  try {
-    const token = await benchToken(almanac);
-    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const post = async (url: string, body: unknown) =>
-      (await fetch(`${base}${url}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
-    await post('/organizations', { name: 'bench-org' });
-    const created = await post('/packages', {
-      name: 'bench-exports',
-      ownerOrg: 'bench-org',
-      licenseId: 'cc-by-4.0',
-      resources: [{ urlType: 'upload', name: 'bench.csv' }],
-    });
-    const id: string = created.resources[0].id;
-    const csv = path.join(engines.dir, 'bench.csv');
-    await buildCsv(csv, 50 * 1024 * 1024);
-    const uploaded = await fetch(`${base}/resources/${id}/upload`, {
-      method: 'POST',
-      headers: { Authorization: headers.Authorization, 'Content-Type': 'text/csv' },
-      body: await fsp.readFile(csv),
-    });
-    if (!uploaded.ok) throw new Error(`upload: ${uploaded.status}`);
-    for (let status = ''; status !== 'succeeded';) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await (await fetch(`${base}/resources/${id}/pipeline-status`)).json()).status;
-      if (status === 'failed') throw new Error('pipeline failed');
-    }
-    const record = (await (await fetch(`${base}/resources/${id}`, { headers })).json()) as { extras: { preview: PreviewRecord } };
-    const rows = record.extras.preview.schema!.rowCount;
-    const parquet = path.join(engines.dir, 'raw.parquet');
-    await fsp.writeFile(
-      parquet,
-      Buffer.concat(await (await almanac.services.storage.read(servedPreviewKey(id, record.extras.preview))).toArray()),
-    );
+  return withBenchPreview('bench-exports', async ({ engines, base, headers, id, parquet, rows }) => {
     const duck = await DuckDBInstance.create(':memory:', { threads: '2' });
     const conn = await duck.connect();
 
@@ -143,7 +104,5 @@ export async function benchExports() {
     console.log(`rss export-server: before ${mb(rssBefore)} MB, peak during ${mb(rssPeak)} MB, after ${mb(rssAfter)} MB`);
     conn.closeSync();
     return { rows, runs: RUNS, formats: results, rssMb: { before: mb(rssBefore), peak: mb(rssPeak), after: mb(rssAfter) } };
-  } finally {
-    await engines.stop();
-  }
+  });
 }
