@@ -1,10 +1,16 @@
 /**
  * Bulk create (issue 19): real catalog records (../shared/data/catalog/catalog.jsonl, the first
- * BENCH_RECORDS, default 400) through POST /packages, 8 in flight, into an Almanac with the local embedding
+ * BENCH_RECORDS, default 400) through POST /packages, 8 in flight from a client process of its own, into an Almanac with the local embedding
  * model. Each answer waits for the dataset's keyword document and points; the vectors follow through the
  * vector backlog (issue 29). Prints datasets per second over the whole load, how long after it the last
  * dataset is found by meaning, and the rate without a model.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createLogger } from '../src/logger.ts';
 import type { RunningAlmanac } from '../src/runtime/almanac.ts';
 import { catalogRecords, orgName, packageBody } from '../test/helpers/catalog-records.ts';
@@ -12,28 +18,32 @@ import { benchToken, startAppOn, startEngines, startOtherAppOn } from '../test/h
 import { embeddingModelPath } from '../test/helpers/tools.ts';
 
 const IN_FLIGHT = 8;
+const run = promisify(execFile);
 
-async function load(almanac: RunningAlmanac, count: number) {
+async function load(almanac: RunningAlmanac, count: number): Promise<{ created: number; seconds: number }> {
   const records = catalogRecords().slice(0, count);
-  const headers = { Authorization: `Bearer ${await benchToken(almanac)}`, 'Content-Type': 'application/json' };
-  const post = (url: string, body: unknown) =>
-    fetch(`${almanac.url}/api/v1${url}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const token = await benchToken(almanac);
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
   for (const [name, title] of new Map(records.map((r) => [orgName(r.organization), r.organization]))) {
-    await post('/organizations', { name, title: title.slice(0, 300) });
+    await fetch(`${almanac.url}/api/v1/organizations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name, title: title.slice(0, 300) }),
+    });
   }
-  let next = 0;
-  let created = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < records.length) {
-      const res = await post('/packages', packageBody(records[next++]!));
-      if (res.status !== 201) throw new Error(`POST /packages: ${res.status} ${await res.text()}`);
-      await res.arrayBuffer();
-      created++;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return { created, seconds: (performance.now() - started) / 1000 };
+  const bodies = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'bench-bulk-')), 'bodies.jsonl');
+  await fs.writeFile(bodies, records.map((r) => JSON.stringify(packageBody(r))).join('\n'));
+  const { stdout } = await run(process.execPath, [
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('./post-client.ts', import.meta.url)),
+    `${almanac.url}/api/v1/packages`,
+    token,
+    bodies,
+    String(IN_FLIGHT),
+  ]);
+  await fs.rm(path.dirname(bodies), { recursive: true });
+  return JSON.parse(stdout);
 }
 
 /** Seconds until the vector backlog has embedded every document the load wrote (drift 0 in every index). */

@@ -49,7 +49,8 @@ export async function buildServices(config: Config, log: Logger, stack: StopStac
   const services: Services = { config, log, orm: db.orm, jobs, storage, search };
   if (opts.role !== 'api') return services;
 
-  if (search.vectors.kind === 'embedded') {
+  // Without a model no point has a vector, so there is nothing to follow.
+  if (search.vectors.kind === 'embedded' && search.embeddings) {
     // This process's own index: changes made by any process reach it through the database.
     const follower = followIndexChanges(db.orm, search);
     stack.push('search change listener', () => follower.stop());

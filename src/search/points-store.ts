@@ -16,22 +16,23 @@ export interface PointRow {
   payload: VectorPayload;
 }
 
-/** Ids per index of the datasets' points now, to tell which ones a new version drops. */
-export async function pointIdsOf(em: EntityManager, datasetIds: string[]): Promise<Map<IndexName, Set<string>>> {
-  const rows = await em.execute<Array<{ index: IndexName; id: string }>>(
-    'select index, id from search_points where dataset_id = any(?::uuid[])',
+/**
+ * Replaces the points of each of `datasetIds` with its documents (none for a dataset without any: a draft,
+ * a deleted one); `contents` chunks also get a keyword document, so file text is found by keywords too.
+ * Returns the ids per index the datasets had, to tell which ones the new documents dropped.
+ */
+export async function replacePoints(
+  em: EntityManager,
+  datasetIds: string[],
+  docsByDataset: Map<string, SearchDocument[]>,
+  language: string,
+): Promise<Map<IndexName, Set<string>>> {
+  const deleted = await em.execute<Array<{ index: IndexName; id: string }>>(
+    'delete from search_points where dataset_id = any(?::uuid[]) returning index, id',
     [pgArray(datasetIds)],
   );
-  const ids = new Map<IndexName, Set<string>>();
-  for (const row of rows) ids.set(row.index, (ids.get(row.index) ?? new Set()).add(row.id));
-  return ids;
-}
-
-/**
- * Replaces the points of each dataset with its documents in one transaction; `contents` chunks also get a
- * keyword document, so file text is found by keywords too.
- */
-export async function writePoints(em: EntityManager, docsByDataset: Map<string, SearchDocument[]>, language: string) {
+  const previous = new Map<IndexName, Set<string>>();
+  for (const row of deleted) previous.set(row.index, (previous.get(row.index) ?? new Set()).add(row.id));
   const rows = [...docsByDataset].flatMap(([datasetId, docs]) =>
     docs.map((d) => ({
       index: d.index,
@@ -43,32 +44,39 @@ export async function writePoints(em: EntityManager, docsByDataset: Map<string, 
       hash: contentHash(d.text),
     })),
   );
-  await em.transactional(async (tx) => {
-    await tx.execute('delete from search_points where dataset_id = any(?::uuid[])', [pgArray([...docsByDataset.keys()])]);
-    for (let i = 0; i < rows.length; i += 500) {
-      await tx.execute(
-        `insert into search_points (index, id, dataset_id, resource_id, chunk, text, content_hash, updated_at, text_vector)
-         select x.index, x.id::uuid, x.dataset_id::uuid, x.resource_id::uuid, x.chunk, x.text, x.hash, now(),
-                case when x.index = 'contents' then to_tsvector(?::regconfig, unaccent(x.text)) end
-           from jsonb_to_recordset(?::jsonb) as x(index text, id text, dataset_id text, resource_id text, chunk int, text text, hash text)`,
-        [language, JSON.stringify(rows.slice(i, i + 500))],
-      );
-    }
-  });
+  for (let i = 0; i < rows.length; i += 500) {
+    await em.execute(
+      `insert into search_points (index, id, dataset_id, resource_id, chunk, text, content_hash, updated_at, text_vector)
+       select x.index, x.id::uuid, x.dataset_id::uuid, x.resource_id::uuid, x.chunk, x.text, x.hash, now(),
+              case when x.index = 'contents' then to_tsvector(?::regconfig, unaccent(x.text)) end
+         from jsonb_to_recordset(?::jsonb) as x(index text, id text, dataset_id text, resource_id text, chunk int, text text, hash text)`,
+      [language, JSON.stringify(rows.slice(i, i + 500))],
+    );
+  }
+  return previous;
 }
 
-export async function deletePoints(em: EntityManager, datasetIds: string[]) {
-  await em.execute('delete from search_points where dataset_id = any(?::uuid[])', [pgArray(datasetIds)]);
-}
+const POINT_COLUMNS = 'p.index, p.id, p.dataset_id, p.content_hash, p.text, p.resource_id, p.chunk';
 
-const PAYLOAD_SQL = `
+/**
+ * The points `pointsSql` selects (POINT_COLUMNS), each with its dataset's payload, in (index, id) order.
+ * What a point carries of its dataset (categories, tags, formats) is gathered once per dataset, not once
+ * per point: a dataset with a hundred resources has a hundred points. `materialized`, as inlined the
+ * planner evaluates the subqueries once per point again.
+ */
+const payloadSql = (pointsSql: string) => `
+  with sp as (${pointsSql}),
+  ds as materialized (
+    select d.id, d.owner_org_id, d.private, d.license_id,
+           coalesce((select array_agg(dg.group_id::text) from dataset_groups dg where dg.dataset_id = d.id), '{}') as groups,
+           coalesce((select array_agg(t.name) from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '{}') as tags,
+           coalesce((select array_agg(distinct upper(r.format)) from resources r where r.dataset_id = d.id and r.format is not null), '{}') as formats
+      from datasets d
+     where d.id in (select dataset_id from sp) and d.state = 'active')
   select sp.index, sp.id, sp.content_hash, sp.text, sp.resource_id, sp.chunk,
-         d.id as dataset_id, d.owner_org_id, d.private, d.license_id,
-         coalesce((select array_agg(dg.group_id::text) from dataset_groups dg where dg.dataset_id = d.id), '{}') as groups,
-         coalesce((select array_agg(t.name) from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '{}') as tags,
-         coalesce((select array_agg(distinct upper(r.format)) from resources r where r.dataset_id = d.id and r.format is not null), '{}') as formats
-    from search_points sp
-    join datasets d on d.id = sp.dataset_id and d.state = 'active'`;
+         ds.id as dataset_id, ds.owner_org_id, ds.private, ds.license_id, ds.groups, ds.tags, ds.formats
+    from sp join ds on ds.id = sp.dataset_id
+   order by sp.index, sp.id`;
 
 interface PayloadRow {
   index: IndexName;
@@ -108,16 +116,21 @@ function toPoint(row: PayloadRow): PointRow {
 
 /** The datasets' points with the payload their vectors carry (what the filters of a search read). */
 export async function pointsOfDatasets(em: EntityManager, datasetIds: string[]): Promise<PointRow[]> {
-  const rows = await em.execute<PayloadRow[]>(`${PAYLOAD_SQL} where sp.dataset_id = any(?::uuid[]) order by sp.index, sp.id`, [
-    pgArray(datasetIds),
-  ]);
+  const rows = await em.execute<PayloadRow[]>(
+    payloadSql(`select ${POINT_COLUMNS} from search_points p where p.dataset_id = any(?::uuid[])`),
+    [pgArray(datasetIds)],
+  );
   return rows.map(toPoint);
 }
 
-/** Every point of active datasets, a page at a time in (index, id) order: for rebuilding an index. */
+/**
+ * Every point of active datasets, a page at a time in (index, id) order: for rebuilding an index. The page
+ * is cut among points of active datasets, so a page of deleted datasets' points cannot come back short.
+ */
 export async function pointsPage(em: EntityManager, after: { index: string; id: string } | null, limit: number): Promise<PointRow[]> {
   const rows = await em.execute<PayloadRow[]>(
-    `${PAYLOAD_SQL} ${after ? 'where (sp.index, sp.id) > (?, ?::uuid)' : ''} order by sp.index, sp.id limit ?`,
+    payloadSql(`select ${POINT_COLUMNS} from search_points p join datasets d on d.id = p.dataset_id and d.state = 'active'
+                 ${after ? 'where (p.index, p.id) > (?, ?::uuid)' : ''} order by p.index, p.id limit ?`),
     after ? [after.index, after.id, limit] : [limit],
   );
   return rows.map(toPoint);

@@ -6,7 +6,7 @@ import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.t
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached, loadVectors } from './embeddings/cache.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
-import { deletePoints, pointIdsOf, pointsOfDatasets, writePoints, type PointRow } from './points-store.ts';
+import { pointsOfDatasets, replacePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
 import { INDEX_NAMES, type IndexName } from './vectors/vector-index.ts';
 
@@ -32,6 +32,31 @@ async function readContents(storage: ObjectStore, resourceId: string): Promise<s
   }
 }
 
+/** A dataset and its resources (in position order) as search sees them. */
+export async function datasetForSearch(storage: ObjectStore, dataset: Dataset, resources: Resource[]): Promise<DatasetForSearch> {
+  return {
+    id: dataset.id,
+    name: dataset.name,
+    title: dataset.title ?? null,
+    notes: dataset.notes ?? null,
+    tags: dataset.tags.getItems().map((t: Tag) => t.name),
+    organizationTitle: (dataset.ownerOrg as Group | null)?.title ?? null,
+    resources: await Promise.all(
+      resources.map(async (r) => {
+        const schema = (r.extras.preview as { schema?: { columns?: Array<{ name: string }> } } | undefined)?.schema;
+        return {
+          id: r.id,
+          name: r.name ?? null,
+          description: r.description ?? null,
+          format: r.format ?? null,
+          columns: schema?.columns?.map((c) => c.name) ?? [],
+          contents: r.extras.contents ? await readContents(storage, r.id) : null,
+        };
+      }),
+    ),
+  };
+}
+
 /** The active ones among `datasetIds` as search sees them; drafts, deleted datasets and missing rows are absent. */
 async function loadForSearch(deps: SearchSyncDeps, datasetIds: string[]): Promise<Map<string, DatasetForSearch>> {
   const datasets = await deps.em.find(Dataset, { id: { $in: datasetIds }, state: 'active' }, { populate: ['ownerOrg', 'tags'] });
@@ -41,29 +66,7 @@ async function loadForSearch(deps: SearchSyncDeps, datasetIds: string[]): Promis
   const byDataset = new Map<string, Resource[]>();
   for (const r of resources) byDataset.set((r.dataset as Dataset).id, [...(byDataset.get((r.dataset as Dataset).id) ?? []), r]);
   const loaded = new Map<string, DatasetForSearch>();
-  for (const dataset of datasets) {
-    loaded.set(dataset.id, {
-      id: dataset.id,
-      name: dataset.name,
-      title: dataset.title ?? null,
-      notes: dataset.notes ?? null,
-      tags: dataset.tags.getItems().map((t: Tag) => t.name),
-      organizationTitle: (dataset.ownerOrg as Group | null)?.title ?? null,
-      resources: await Promise.all(
-        (byDataset.get(dataset.id) ?? []).map(async (r) => {
-          const schema = (r.extras.preview as { schema?: { columns?: Array<{ name: string }> } } | undefined)?.schema;
-          return {
-            id: r.id,
-            name: r.name ?? null,
-            description: r.description ?? null,
-            format: r.format ?? null,
-            columns: schema?.columns?.map((c) => c.name) ?? [],
-            contents: r.extras.contents ? await readContents(deps.storage, r.id) : null,
-          };
-        }),
-      ),
-    });
-  }
+  for (const dataset of datasets) loaded.set(dataset.id, await datasetForSearch(deps.storage, dataset, byDataset.get(dataset.id) ?? []));
   return loaded;
 }
 
@@ -80,6 +83,11 @@ export interface SearchSyncOptions {
    * as fast as they are written, instead of at the model's pace.
    */
   embed?: 'now' | 'later';
+  /**
+   * Datasets as search sees them, when the caller holds them already (a dataset it has just created and
+   * committed): they are not read back. Only for active datasets whose rows say exactly this.
+   */
+  known?: Map<string, DatasetForSearch>;
 }
 
 /**
@@ -102,13 +110,11 @@ export const REINDEX_BATCH = 50;
 export async function syncDatasetsSearch(
   deps: SearchSyncDeps,
   datasetIds: string[],
-  { embed = 'now' }: SearchSyncOptions = {},
+  { embed = 'now', known }: SearchSyncOptions = {},
 ): Promise<Map<string, SearchSyncResult>> {
   const ids = [...new Set(datasetIds)];
   const { language } = deps.config.search;
-  const found = await writeKeywordDocuments(deps.em, ids, language);
-  const previous = await pointIdsOf(deps.em, ids);
-  const datasets = await loadForSearch(deps, ids);
+  const datasets = known && ids.every((id) => known.has(id)) ? known : await loadForSearch(deps, ids);
   const docs = new Map([...datasets].map(([id, dataset]) => [id, searchDocuments(dataset)]));
   const texts = [...docs.values()].flat().map((d) => d.text);
   // Vectors are in the cache before the points are written: a process that reloads a dataset when its
@@ -125,7 +131,11 @@ export async function syncDatasetsSearch(
     vectors = null;
     deps.search.log.warn({ err, datasetIds: ids }, 'datasets could not be embedded; search finds them by keywords until a reindex');
   }
-  if (docs.size > 0) await writePoints(deps.em, docs, language);
+  // The keyword documents and the points change together: no search sees one without the other.
+  const { found, previous } = await deps.em.transactional(async (em) => ({
+    found: await writeKeywordDocuments(em, ids, language),
+    previous: await replacePoints(em, ids, docs, language),
+  }));
   // Read after the points are written: a text the backlog embeds from now on finds these points, and one it
   // embedded before is read here.
   if (embeddings && texts.length > 0 && embed === 'later') {
@@ -134,12 +144,12 @@ export async function syncDatasetsSearch(
       return null;
     });
   }
-  const gone = ids.filter((id) => !datasets.has(id));
-  if (gone.length) await deletePoints(deps.em, gone);
   let pushed = vectors !== null && (embed === 'now' || texts.every((text) => vectors!.has(contentHash(text))));
   if (vectors) {
     try {
-      await pushVectors(deps, datasets.size ? await pointsOfDatasets(deps.em, [...datasets.keys()]) : [], previous, vectors);
+      // No vector for any text (a new dataset waiting for the backlog): no point to read, only old ones to drop.
+      const points = datasets.size && vectors.size ? await pointsOfDatasets(deps.em, [...datasets.keys()]) : [];
+      await pushVectors(deps, points, previous, vectors);
     } catch (err) {
       pushed = false;
       deps.search.log.warn({ err, datasetIds: ids }, 'vectors of datasets not updated; search finds them by keywords until a reindex');

@@ -9,6 +9,7 @@ import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } 
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { loadDatasetDetail } from './detail-query.ts';
 import { assertNotHarvested } from './harvested.ts';
+import { datasetForSearch } from '../../search/sync.ts';
 import { syncKeywordsNow } from './keyword-sync.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
 import { presentDataset } from './present.ts';
@@ -41,7 +42,7 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
   if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
   const roles = await orgRolesOf(ctx, actor);
 
-  const record = await ctx.em.transactional(async (em) => {
+  const { record, forSearch } = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     const dataset = em.create(Dataset, {
       name: input.name!,
@@ -62,9 +63,10 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
     const dup = urls.findIndex((u, i) => urls.indexOf(u) !== i);
     if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
     await flushDataset(tx);
-    return detail(tx, dataset);
+    // The resources are the ones just built, in position order: no need to read them back.
+    return { record: presentDataset(dataset, { resources: built }), forSearch: await datasetForSearch(ctx.storage, dataset, built) };
   });
-  await syncKeywordsNow(ctx, record.id);
+  await syncKeywordsNow(ctx, forSearch);
   return record;
 }
 

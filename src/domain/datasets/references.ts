@@ -1,3 +1,4 @@
+import { pgArray } from '../../db.ts';
 import { Group, Tag } from '../../entities/index.ts';
 import { authorize, can } from '../../policies/index.ts';
 import type { OrgRoles } from '../../policies/datasets.ts';
@@ -42,12 +43,20 @@ export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: O
 export async function resolveTags(ctx: DomainContext, names: string[]): Promise<Tag[]> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
-  await ctx.em.execute(
-    `insert into tags (id, name, created_at) values ${unique.map(() => '(gen_random_uuid(), ?, now())').join(', ')}
-     on conflict (name) do nothing`,
-    unique,
+  // One statement: the tags it creates come back from the insert, the others from the table (which the
+  // statement's snapshot shows without the new ones). A tag another transaction created meanwhile is in
+  // neither, and is read again after.
+  const rows = await ctx.em.execute<Array<{ id: string; name: string; created_at: Date }>>(
+    `with created as (
+       insert into tags (id, name, created_at) values ${unique.map(() => '(gen_random_uuid(), ?, now())').join(', ')}
+       on conflict (name) do nothing returning id, name, created_at)
+     select id, name, created_at from created
+     union all select id, name, created_at from tags where name = any(?::text[])`,
+    [...unique, pgArray(unique)],
   );
-  return ctx.em.find(Tag, { name: { $in: unique } });
+  const tags = rows.map((row) => ctx.em.map(Tag, row));
+  const missing = unique.filter((name) => !tags.some((t) => t.name === name));
+  return missing.length ? [...tags, ...(await ctx.em.find(Tag, { name: { $in: missing } }))] : tags;
 }
 
 /**

@@ -45,7 +45,23 @@ const fieldsOf = (p: MetadataProfile | undefined): ProfileFields =>
  * The fields a dataset of this organization (null: none yet) has, the site's and the organization's:
  * what the write paths check, the form shows and the CKAN dicts place top-level, as ckanext-scheming does.
  */
-export async function profileFieldsFor(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
+export function profileFieldsFor(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
+  // Read once per unit of work (a request, a transaction): a write checks the dataset and each of its
+  // resources against the same profiles. Saving a profile forgets what its unit of work read.
+  const read = readFields.get(ctx.em) ?? new Map<string | null, Promise<ProfileFields>>();
+  readFields.set(ctx.em, read);
+  let fields = read.get(orgId);
+  if (!fields) {
+    fields = loadFields(ctx, orgId);
+    read.set(orgId, fields);
+    fields.catch(() => read.delete(orgId));
+  }
+  return fields;
+}
+
+const readFields = new WeakMap<object, Map<string | null, Promise<ProfileFields>>>();
+
+async function loadFields(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
   const rows = await ctx.em.find(MetadataProfile, { scope: { $in: orgId ? [SITE_SCOPE, orgId] : [SITE_SCOPE] } });
   const site = rows.find((r) => r.scope === SITE_SCOPE);
   const org = orgId ? rows.find((r) => r.scope === orgId) : undefined;
@@ -147,6 +163,7 @@ export async function putProfile(ctx: DomainContext, actor: Actor, orgNameOrId: 
   row ??= ctx.em.create(MetadataProfile, { scope, organization: org, datasetFields: [], resourceFields: [] });
   row.datasetFields = dataset;
   row.resourceFields = resource;
+  readFields.delete(ctx.em);
   try {
     await ctx.em.flush();
   } catch (err) {
@@ -163,6 +180,7 @@ export async function deleteProfile(ctx: DomainContext, actor: Actor, orgNameOrI
   const org = orgNameOrId ? await loadOrganization(ctx, orgNameOrId) : null;
   const row = await ctx.em.findOne(MetadataProfile, { scope: org?.id ?? SITE_SCOPE });
   if (!row) throw notFound('Profile');
+  readFields.delete(ctx.em);
   await ctx.em.removeAndFlush(row);
 }
 
