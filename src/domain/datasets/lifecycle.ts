@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { Dataset, Resource, type DatasetState } from '../../entities/index.ts';
+import { Dataset, type Group, Resource, type DatasetState } from '../../entities/index.ts';
 import { authorize, can } from '../../policies/index.ts';
+import { datasetForSearch } from '../../search/sync.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
@@ -9,7 +10,6 @@ import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } 
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { loadDatasetDetail } from './detail-query.ts';
 import { assertNotHarvested } from './harvested.ts';
-import { datasetForSearch } from '../../search/sync.ts';
 import { syncKeywordsNow } from './keyword-sync.ts';
 import { applyDatasetFields, missingForActive, type DatasetInput } from './fields.ts';
 import { presentDataset } from './present.ts';
@@ -36,13 +36,20 @@ async function detail(ctx: DomainContext, dataset: Dataset) {
  * POST /packages: an active dataset and its resources, in one transaction; one bad resource and nothing is
  * created. It answers once the dataset is found by keywords; by meaning once the vector backlog reaches it.
  */
-export async function createDataset(ctx: DomainContext, actor: Actor, input: DatasetInput & { resources?: ResourceInput[] }) {
+export async function createDataset(ctx: DomainContext, actor: Actor, input: NewDataset) {
+  return (await insertDataset(ctx, actor, input)).record;
+}
+
+type NewDataset = DatasetInput & { resources?: ResourceInput[] };
+
+/** createDataset, with the entities as committed, for an entry point that presents them its own way (CKAN). */
+export async function insertDataset(ctx: DomainContext, actor: Actor, input: NewDataset) {
   const missing = missingForActive(input);
   const resourceErrors = (input.resources ?? []).flatMap((r, i) => resourceInputErrors(r, `resources.${i}.`));
   if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
   const roles = await orgRolesOf(ctx, actor);
 
-  const { record, forSearch } = await ctx.em.transactional(async (em) => {
+  const { record, catalog, forSearch } = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     const dataset = em.create(Dataset, {
       name: input.name!,
@@ -64,10 +71,14 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: Dat
     if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
     await flushDataset(tx);
     // The resources are the ones just built, in position order: no need to read them back.
-    return { record: presentDataset(dataset, { resources: built }), forSearch: await datasetForSearch(ctx.storage, dataset, built) };
+    return {
+      record: presentDataset(dataset, { resources: built }),
+      catalog: { dataset, organization: (dataset.ownerOrg as Group | null | undefined) ?? null, resources: built },
+      forSearch: await datasetForSearch(ctx.storage, dataset, built),
+    };
   });
   await syncKeywordsNow(ctx, forSearch);
-  return record;
+  return { record, catalog };
 }
 
 /** POST /packages/drafts: any signed-in user; every field optional, a placeholder name when none is given. */

@@ -1,10 +1,11 @@
-import { createDataset, createDraft, deleteDataset } from '../../../domain/datasets/lifecycle.ts';
+import { createDraft, deleteDataset, insertDataset } from '../../../domain/datasets/lifecycle.ts';
 import { validationFailed, type FieldError } from '../../../domain/errors.ts';
 import { addResource } from '../../../domain/resources/resources.ts';
 import { list, object } from '../../../harvest/values.ts';
 import { CreateDatasetBody, DatasetFields } from '../../v1/packages/schema.ts';
 import { filterGlobs, mergeAt, mergeDict, ReviseError, unmatched, unmatchedAt } from '../dict-revise.ts';
 import { datasetBody, parseBody, resourceBody } from '../package-input.ts';
+import { packageDict } from '../package-dict.ts';
 import { currentDict, freshDict, groupRefs, profileNamesFor, staysUpload, writeDataset, type Dict } from '../package-write.ts';
 import type { ActionParams } from '../params.ts';
 import { required, type Action } from './action.ts';
@@ -49,8 +50,8 @@ const packageCreate: Action = {
       return resourceBody(rd, profile.resource, staysUpload(rd));
     });
     if (dict.state !== 'draft') {
-      const created = await createDataset(domain, actor, parseBody(CreateDatasetBody, { ...body, resources }));
-      return freshDict(domain, actor, created.id);
+      // The dict of the entities as committed: reading them back would cost as much as the write.
+      return packageDict((await insertDataset(domain, actor, parseBody(CreateDatasetBody, { ...body, resources }))).catalog);
     }
     const inputs = parseBody(DatasetFields.extend({ resources: CreateDatasetBody.shape.resources }), { ...body, resources });
     const { resources: wanted = [], ...fields } = inputs;
