@@ -6,7 +6,14 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { DomainError, invalidParameters, queryTooLong } from '../errors.ts';
 import { servedPreviewKey } from '../pipeline/preview-record.ts';
-import { loadDatastoreTable, queryDatastore, type DatastoreTable } from './datastore-run.ts';
+import {
+  datastoreViews,
+  loadDatastoreTable,
+  queryDatastore,
+  runDatastoreSql,
+  withDatastoreLock,
+  type DatastoreTable,
+} from './datastore-run.ts';
 import { planDatastoreSearch, totalIsRowCount, type DatastoreQuery } from './datastore-sql.ts';
 import { ckanType, ckanValue } from './datastore-types.ts';
 import { MAX_SQL_CHARS } from './query.ts';
@@ -46,19 +53,25 @@ export async function datastoreSearch(
   query: DatastoreQuery,
   caller: string,
 ): Promise<DatastorePage> {
-  const table = await loadDatastoreTable(ctx, actor, id);
-  const schema = table.preview.schema;
   const knownTotal = totalIsRowCount(query);
-  const plan = planDatastoreSearch(schema.columns, query, knownTotal);
-  const run = (sql: string) => queryDatastore(ctx, caller, [{ name: 'data', table }], sql);
-  const result = await run(plan.pageSql);
+  const ready = loadDatastoreTable(ctx, actor, id).then(async (table) => {
+    const plan = planDatastoreSearch(table.preview.schema.columns, query, knownTotal);
+    return { table, plan, views: await datastoreViews(ctx, [{ name: 'data', table }]) };
+  });
+  // The page carries its total; an empty page has none, and the count runs under the same lock.
+  const { table, plan, result, counted } = await withDatastoreLock(ctx, caller, ready, async ({ table, plan, views }) => {
+    const result = await runDatastoreSql(ctx, views, plan.pageSql);
+    const counted =
+      query.includeTotal && !knownTotal && !result.rows.length ? (await runDatastoreSql(ctx, views, plan.countSql!)).rows[0]?.t : undefined;
+    return { table, plan, result, counted };
+  });
   const columns = plan.outputs.map((_, i) => `c${i}`);
   const types = plan.outputs.map((o, i) => o.type ?? ckanType(result.types[i] ?? 'VARCHAR').type);
   let total: number | undefined;
   if (query.includeTotal) {
-    if (knownTotal) total = schema.rowCount;
+    if (knownTotal) total = table.preview.schema.rowCount;
     else if (result.rows.length) total = Number(result.rows[0].t);
-    else total = Number((await run(plan.countSql!)).rows[0]?.t ?? 0);
+    else total = Number(counted ?? 0);
   }
   const last = result.rows.at(-1);
   return {
