@@ -188,7 +188,8 @@ type Sandbox = Awaited<ReturnType<typeof openSandbox>>;
  */
 let ahead: { key: string; sandbox: Promise<Sandbox | undefined> } | undefined;
 
-const sandboxKey = (limits: QueryLimits, tables: QueryTable[]) => JSON.stringify([limits.threads, limits.memoryLimit, tables]);
+const sandboxKey = (parquetPath: string, limits: QueryLimits, tables: QueryTable[]) =>
+  JSON.stringify([parquetPath, limits.threads, limits.memoryLimit, tables]);
 
 const closeSandbox = (sandbox: Sandbox | undefined) => {
   sandbox?.connection.closeSync();
@@ -198,13 +199,13 @@ const closeSandbox = (sandbox: Sandbox | undefined) => {
 function openAhead(parquetPath: string, limits: QueryLimits, tables: QueryTable[]) {
   if (ahead) return;
   // A failure (the file gone meanwhile) is the next query's to meet, in a sandbox of its own.
-  ahead = { key: sandboxKey(limits, tables), sandbox: openSandbox(parquetPath, limits, [], tables).catch(() => undefined) };
+  ahead = { key: sandboxKey(parquetPath, limits, tables), sandbox: openSandbox(parquetPath, limits, [], tables).catch(() => undefined) };
 }
 
 async function takeSandbox(parquetPath: string, limits: QueryLimits, tables: QueryTable[]): Promise<Sandbox> {
   const taken = ahead;
   ahead = undefined;
-  if (taken?.key === sandboxKey(limits, tables)) {
+  if (taken?.key === sandboxKey(parquetPath, limits, tables)) {
     const sandbox = await taken.sandbox;
     if (sandbox) return sandbox;
   } else if (taken) {
