@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { cleanDuckDbMessage } from '../tabular/duckdb-session.ts';
 import type { ExportFormat } from './export-formats.ts';
@@ -26,7 +28,7 @@ import { writeXlsx } from './xlsx-package.ts';
 
 export interface ExportJob {
   format: ExportFormat;
-  /** The FIFO the export is written to, made and read by the API process. */
+  /** The FIFO the export is written to: named and read by the API process, made by this one. */
   fifo: string;
   /** A query's result (capped like the JSON answer), or null for the whole preview (no cap). */
   sql: string | null;
@@ -51,6 +53,8 @@ export async function runSandboxedExport(
 ): Promise<QueryResult> {
   const started = performance.now();
   const fifos = [job.fifo];
+  // Made here rather than by the API process, whose fork for mkfifo costs in proportion to its memory.
+  await makeFifo(job.fifo);
   const { instance, connection } = await openSandbox(parquetPath, limits, fifos);
   const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath, ...fifos]);
   let ready = false;
@@ -96,6 +100,15 @@ export async function runSandboxedExport(
   }
 }
 
+const mkfifo = promisify(execFile);
+/** The query process has no PATH (process-pool.ts gives it no environment). */
+const MKFIFO = ['/usr/bin/mkfifo', '/bin/mkfifo'].find((file) => fs.existsSync(file)) ?? 'mkfifo';
+
+/** The FIFO the API process reads once told ready: readable and writable by this user only. */
+async function makeFifo(fifo: string) {
+  await mkfifo(MKFIFO, ['-m', '600', fifo]);
+}
+
 async function describe(connection: DuckDBConnection, source: string): Promise<ExportColumn[]> {
   const reader = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`);
   return reader.getRowObjects().map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
@@ -131,7 +144,16 @@ async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, col
   const result = await connection.stream(xlsxRowSelect(columns, source));
   let count = 0;
   async function* sheetRows() {
-    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    // One chunk ahead: DuckDB renders the next rows in its threads while this one is copied and deflated.
+    const fetch = () => {
+      const chunk = result.fetchChunk();
+      // Awaited in the loop; a failure after the loop stopped (the client went away) is nobody's to answer.
+      chunk.catch(() => undefined);
+      return chunk;
+    };
+    let next = fetch();
+    for (let chunk = await next; chunk && chunk.rowCount > 0; chunk = await next) {
+      next = fetch();
       const vector = chunk.getColumnVector(0);
       const rows = new Array<string>(chunk.rowCount);
       for (let i = 0; i < chunk.rowCount; i++) rows[i] = vector.getItem(i) as string;
@@ -139,7 +161,7 @@ async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, col
       yield Buffer.from(rows.join(''));
     }
   }
-  // The API process holds the read end already, so this open does not wait.
+  // Opens once the API process has opened the read end, which it does when told ready.
   const out = fs.createWriteStream(job.fifo);
   try {
     await writeXlsx(xlsxHeaderRow(columns), Readable.from(sheetRows(), { objectMode: false }), out);

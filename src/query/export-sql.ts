@@ -39,30 +39,31 @@ export const xmlText = (expr: string) =>
   // Most text has nothing to escape: one scan decides, instead of six passes over every value.
   `CASE WHEN NOT regexp_matches(${expr}, '[&<>\\x00-\\x1F\\x{FFFE}\\x{FFFF}]') THEN ${expr} ELSE replace(replace(replace(replace(replace(regexp_replace(${expr}, '[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]', '', 'g'), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), chr(13), '&#13;'), chr(10), '&#10;') END`;
 
-const inlineString = (expr: string) => `'<c t="inlineStr"><is><t xml:space="preserve">' || ${xmlText(expr)} || '</t></is></c>'`;
+const inlineString = (expr: string) => `concat('<c t="inlineStr"><is><t xml:space="preserve">', ${xmlText(expr)}, '</t></is></c>')`;
 
 /** One cell of a sheet row; `<c/>` for null, so that the cells after it keep their columns. */
 function xlsxCell({ name, type }: ExportColumn): string {
   const c = sqlIdentifier(name);
   let cell: string;
-  if (type === 'BOOLEAN') cell = `'<c t="b"><v>' || ${c}::INTEGER || '</v></c>'`;
+  if (type === 'BOOLEAN') cell = `concat('<c t="b"><v>', ${c}::INTEGER, '</v></c>')`;
   else if (INTEGER.test(type)) {
     // A spreadsheet's numbers are doubles: an integer beyond 2^53 is kept exact as text.
-    cell = `CASE WHEN ${c} BETWEEN -9007199254740991 AND 9007199254740991 THEN '<c><v>' || ${c} || '</v></c>' ELSE ${inlineString(`${c}::VARCHAR`)} END`;
+    cell = `CASE WHEN ${c} BETWEEN -9007199254740991 AND 9007199254740991 THEN concat('<c><v>', ${c}, '</v></c>') ELSE ${inlineString(`${c}::VARCHAR`)} END`;
   } else if (FRACTIONAL.test(type)) {
     // NaN and the infinities have no spreadsheet number: text, as DuckDB spells them.
-    cell = `CASE WHEN isfinite(${c}::DOUBLE) THEN '<c><v>' || ${c}::VARCHAR || '</v></c>' ELSE ${inlineString(`${c}::VARCHAR`)} END`;
+    cell = `CASE WHEN isfinite(${c}::DOUBLE) THEN concat('<c><v>', ${c}::VARCHAR, '</v></c>') ELSE ${inlineString(`${c}::VARCHAR`)} END`;
   } else if (/^(DATE|TIME|TIMESTAMP|UUID)/.test(type)) {
     // Their text has nothing to escape.
-    cell = `'<c t="inlineStr"><is><t>' || ${c}::VARCHAR || '</t></is></c>'`;
+    cell = `concat('<c t="inlineStr"><is><t>', ${c}::VARCHAR, '</t></is></c>')`;
   } else cell = inlineString(`${c}::VARCHAR`);
-  return `coalesce(${cell}, '<c/>')`;
+  // concat() reads a null as '': the null test comes first.
+  return `CASE WHEN ${c} IS NULL THEN '<c/>' ELSE ${cell} END`;
 }
 
 /** One VARCHAR column, `row`: each row of the source as a sheet's `<row>` element. */
 export function xlsxRowSelect(columns: ExportColumn[], source: string): string {
-  const cells = columns.length ? columns.map(xlsxCell).join(' || ') : "''";
-  return `SELECT '<row>' || ${cells} || '</row>' AS row FROM ${source}`;
+  // One concat() of every cell: a chain of || copies the growing row once per cell.
+  return `SELECT concat('<row>', ${[...columns.map(xlsxCell), "'</row>'"].join(', ')}) AS row FROM ${source}`;
 }
 
 /** The header row: the column names as text cells. */

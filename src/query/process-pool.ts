@@ -38,6 +38,7 @@ const nodeFlags = () => process.execArgv.filter((flag) => !/^--(inspect|max-old-
 class QueryProcess {
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
+  isReady = false;
   exited = false;
   private lowered = false;
 
@@ -63,7 +64,10 @@ class QueryProcess {
       this.child.once('error', reject);
       this.child.once('exit', (code, signal) => reject(new Error(`the query process ended before it was ready (${signal ?? code})`)));
     });
-    this.ready.catch(() => undefined);
+    this.ready.then(
+      () => (this.isReady = true),
+      () => undefined,
+    );
     // Errors after the start (a signal to a process already gone) change nothing: its exit says it all.
     this.child.on('error', () => undefined);
   }
@@ -163,7 +167,9 @@ export function runInQueryProcess(job: QueryJob, maxProcesses: number, onExportR
     const timer = setTimeout(() => settle(false, () => reject(queryTimedOut(job.limits))), job.limits.timeoutMs);
     let retried = false;
     const start = () => {
-      const taken = warm.pop() ?? new QueryProcess(memoryBytes);
+      // A process that is ready rather than the one just started (an export's replacement still loading).
+      const at = warm.findIndex((p) => p.isReady);
+      const taken = (at >= 0 ? warm.splice(at, 1)[0] : warm.shift()) ?? new QueryProcess(memoryBytes);
       queryProcess = taken;
       busy.add(taken);
       taken.run(job, onExportReady).then(
