@@ -141,6 +141,34 @@ test.serial(
   },
 );
 
+test.serial(
+  'datasets created at the same moment are each found by keywords when their answer arrives, with a tag new to all of them',
+  async (t) => {
+    const words = ['Zanthoria', 'Quorlith', 'Vessipar', 'Trembalow', 'Ostravine', 'Pelunder', 'Gravick', 'Lumethra'];
+    await Promise.all(
+      words.map(async (word, i) => {
+        const created = await createDataset({
+          name: `concurrent-${i}`,
+          title: `Coastal survey ${i}`,
+          tags: ['kelp-forest-census', `own-${i}`],
+          resources: [{ name: `${word} stations`, url: `https://files.example/${i}.csv` }],
+        });
+        t.is(created.status, 201, created.text);
+        t.deepEqual(created.body.tags, ['kelp-forest-census', `own-${i}`]);
+        // No wait: the answer means the dataset is committed and its keyword document written (the word is only
+        // in its resource's name, which only that document holds).
+        t.deepEqual(
+          (await found(word)).map((r) => r.name),
+          [`concurrent-${i}`],
+          `${word} is found at once`,
+        );
+      }),
+    );
+    const tagged = await app.api.get(`${API}/packages?tags=kelp-forest-census&limit=50`, admin);
+    t.is(tagged.body.count, words.length);
+  },
+);
+
 test.serial('a backlog page pushes the vector of a text to every dataset that holds it, not only those of its page', async (t) => {
   const { orm, storage, config, search } = app.almanac.services;
   const shared = { name: 'Daily rainfall table', description: 'Millimetres of rain per day at each gauge.', format: 'CSV' };
