@@ -38,7 +38,7 @@ export async function profileNamesFor(ctx: DomainContext, orgRef: string | null 
   const org = orgRef ? await ctx.em.findOne(Group, { kind: 'organization', ...byNameOrId(orgRef) }) : null;
   const fields = await profileFieldsFor(ctx, org?.id ?? null);
   const names = (list: Array<{ name: string }>): ProfileNames => ({ fields: new Set(list.map((f) => f.name)) });
-  return { dataset: names(fields.dataset), resource: names(fields.resource) };
+  return { orgId: org?.id, dataset: names(fields.dataset), resource: names(fields.resource) };
 }
 
 /**

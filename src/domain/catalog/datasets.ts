@@ -2,7 +2,7 @@ import { Dataset, Resource, type Group } from '../../entities/index.ts';
 import { visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
+import { loadDatasetIfVisible, orgRolesOf } from '../datasets/access.ts';
 import { findDatasetIds } from '../datasets/list-ids.ts';
 import type { DatasetListQuery } from '../datasets/list-query.ts';
 import { getGroup } from '../groups/groups.ts';
@@ -52,7 +52,7 @@ export async function searchCatalog(ctx: DomainContext, actor: Actor, query: Dat
 
 /** One active dataset the actor may see, with its whole record; a draft, a deleted or an unseen one is 404. */
 export async function showCatalogDataset(ctx: DomainContext, actor: Actor, nameOrId: string): Promise<CatalogDataset> {
-  const { dataset } = await loadVisibleDataset(ctx, actor, nameOrId, ['active']);
+  const dataset = await loadDatasetIfVisible(ctx, actor, nameOrId, ['active']);
   const [record] = await withResources(ctx, [dataset]);
   return record;
 }

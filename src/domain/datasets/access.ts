@@ -4,7 +4,8 @@ import type { DatasetSubject, OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { byNameOrId } from '../ids.ts';
+import { byNameOrId, isUuid } from '../ids.ts';
+import { CALLER_ROLE_SQL, subjectOfRow, type SubjectRow } from './detail-query.ts';
 
 /** The actor's roles in active organizations; the visibility filter is built from these. */
 export async function orgRolesOf(ctx: DomainContext, actor: Actor): Promise<OrgRoles> {
@@ -43,6 +44,29 @@ export async function loadVisibleDataset(
   const subject = datasetSubject(dataset, roles);
   if (!can(actor, 'dataset:read', subject)) throw notFound('Dataset');
   return { dataset, subject, roles };
+}
+
+const SUBJECT_SQL = (column: 'id' | 'name') => `
+  select d.id, d.state, d.private, d.creator_id, o.id as org_id, o.state as org_state, ${CALLER_ROLE_SQL} as org_role
+    from datasets d left join groups o on o.id = d.owner_org_id
+   where d.${column} = ?`;
+
+/**
+ * loadVisibleDataset for a read that may well find nothing (ckanapi asks for each record of a load before
+ * it creates it): the check is one statement, the caller's role read with the dataset, so a miss costs one
+ * round trip and what a dataset hidden from the caller costs. The record is loaded only after it passes, and
+ * judged again on what was loaded: a change in between (made private, deleted) is seen.
+ */
+export async function loadDatasetIfVisible(ctx: DomainContext, actor: Actor, nameOrId: string, states: DatasetState[]) {
+  const [row] = await ctx.em.execute<Array<SubjectRow & { id: string; org_id: string | null }>>(
+    SUBJECT_SQL(isUuid(nameOrId) ? 'id' : 'name'),
+    [actor.userId, nameOrId],
+  );
+  if (!row || !states.includes(row.state) || !can(actor, 'dataset:read', subjectOfRow(row))) throw notFound('Dataset');
+  const dataset = await ctx.em.findOne(Dataset, row.id, { populate: ['ownerOrg', 'tags', 'groups'] });
+  const roles: OrgRoles = new Map(row.org_id && row.org_role ? [[row.org_id, row.org_role]] : []);
+  if (!dataset || !states.includes(dataset.state) || !can(actor, 'dataset:read', datasetSubject(dataset, roles))) throw notFound('Dataset');
+  return dataset;
 }
 
 /** Whether the actor may edit the dataset: what a page asks before it offers an edit link. */

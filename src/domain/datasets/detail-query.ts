@@ -21,6 +21,23 @@ export const RESOURCE_JSON = `json_build_object(
   'url', r.url, 'urlType', r.url_type, 'size', r.size, 'hash', r.hash, 'position', r.position, 'extras', r.extras, 'metadata', r.metadata, 'customExtras', r.custom_extras, 'customFields', r.custom_fields,
   'createdAt', ${iso('r.created_at')}, 'updatedAt', ${iso('r.updated_at')})`;
 
+/** What the read policy decides on, as a statement over datasets `d` and their organization `o` selects it. */
+export interface SubjectRow {
+  state: DatasetState;
+  private: boolean;
+  creator_id: string | null;
+  org_state: string | null;
+  org_role: MemberRole | null;
+}
+
+export const subjectOfRow = (row: SubjectRow): DatasetSubject => ({
+  state: row.state,
+  private: row.private,
+  creatorId: row.creator_id,
+  orgRole: row.org_role,
+  orgDeleted: row.org_state === 'deleted',
+});
+
 /** The caller's (the first parameter) role in the organization `o`, as orgRolesOf counts it: active organizations only. */
 export const CALLER_ROLE_SQL = `(select m.role from memberships m
   where m.user_id = ?::uuid and m.group_id = o.id and o.kind = 'organization' and o.state = 'active')`;
@@ -50,11 +67,9 @@ const FIELD_COLUMNS = fieldNames(DATASET_FIELDS)
   .map((name) => `d.${columnOf(name)} as "${name}"`)
   .join(', ');
 
-interface DetailRow extends DatasetFieldValues, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
+interface DetailRow extends DatasetFieldValues, SubjectRow, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
   id: string;
   name: string;
-  state: DatasetState;
-  creator_id: string | null;
   deletion_incomplete: boolean;
   harvest_source_id: string | null;
   harvest_remote_id: string | null;
@@ -66,8 +81,6 @@ interface DetailRow extends DatasetFieldValues, Omit<DatasetMetadataColumns, 'te
   org_id: string | null;
   org_name: string | null;
   org_title: string | null;
-  org_state: string | null;
-  org_role: MemberRole | null;
   tags: Array<{ name: string }>;
   groups: Array<{ id: string; name: string; title: string }>;
   resources?: ResourceFields[];
@@ -90,13 +103,7 @@ export async function loadDatasetDetail(em: EntityManager, nameOrId: string, use
   return {
     fields: toFields(row),
     resources: row.resources ?? [],
-    subject: {
-      state: row.state,
-      private: row.private,
-      creatorId: row.creator_id,
-      orgRole: row.org_role,
-      orgDeleted: row.org_state === 'deleted',
-    },
+    subject: subjectOfRow(row),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
 import { profileRequirementsMissing, resourceProfileErrors } from '../metadata/profiles-enforce.ts';
+import { carryProfileReads } from '../metadata/profiles.ts';
 import { buildResource, duplicateUrl, resourceInputErrors, type ResourceInput } from '../resources/resources.ts';
 import { datasetSubject, loadVisibleDataset, orgRolesOf } from './access.ts';
 import { loadDatasetDetail } from './detail-query.ts';
@@ -51,6 +52,7 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
 
   const { record, catalog, forSearch } = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
+    carryProfileReads(ctx, tx);
     const dataset = em.create(Dataset, {
       name: input.name!,
       state: 'active',

@@ -5,7 +5,7 @@ import type { OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { validationFailed } from '../errors.ts';
-import { byNameOrId } from '../ids.ts';
+import { byNameOrId, isUuid } from '../ids.ts';
 import { roleOf } from '../groups/groups.ts';
 
 /**
@@ -30,7 +30,9 @@ export async function placeableOrganizations(
 
 /** The active organization a dataset is placed in; placing it there needs editor rights (403). */
 export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: OrgRoles, ref: string): Promise<Group> {
-  const org = await ctx.em.findOne(Group, { kind: 'organization', state: 'active', ...byNameOrId(ref) });
+  // By id, the organization the request already read (to place a CKAN dict's keys) comes from the identity map.
+  const found = isUuid(ref) ? await ctx.em.findOne(Group, ref) : await ctx.em.findOne(Group, { kind: 'organization', name: ref });
+  const org = found?.kind === 'organization' && found.state === 'active' ? found : null;
   if (!org) throw validationFailed([{ path: 'ownerOrg', message: 'no active organization has this id or name' }]);
   authorize(actor, 'dataset:place-in-org', { orgRole: roles.get(org.id) ?? null });
   return org;

@@ -61,6 +61,15 @@ export function profileFieldsFor(ctx: Pick<DomainContext, 'em'>, orgId: string |
 
 const readFields = new WeakMap<object, Map<string | null, Promise<ProfileFields>>>();
 
+/**
+ * A transaction's unit of work takes what its request read before it began (package_create reads the
+ * profile to place the dict's keys, then checks the dataset against it inside its transaction).
+ */
+export function carryProfileReads(request: Pick<DomainContext, 'em'>, transaction: Pick<DomainContext, 'em'>) {
+  const read = readFields.get(request.em);
+  if (read) readFields.set(transaction.em, new Map(read));
+}
+
 async function loadFields(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
   const rows = await ctx.em.find(MetadataProfile, { scope: { $in: orgId ? [SITE_SCOPE, orgId] : [SITE_SCOPE] } });
   const site = rows.find((r) => r.scope === SITE_SCOPE);

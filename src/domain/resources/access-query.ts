@@ -1,9 +1,8 @@
-import type { DatasetState, MemberRole } from '../../entities/index.ts';
 import { can } from '../../policies/index.ts';
 import type { DatasetSubject } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
-import { CALLER_ROLE_SQL, RESOURCE_JSON } from '../datasets/detail-query.ts';
+import { CALLER_ROLE_SQL, RESOURCE_JSON, subjectOfRow, type SubjectRow } from '../datasets/detail-query.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { ResourceFields } from './present.ts';
@@ -13,13 +12,8 @@ const ACCESS_SQL = `
     from resources r join datasets d on d.id = r.dataset_id left join groups o on o.id = d.owner_org_id
    where r.id = ?`;
 
-interface AccessRow {
+interface AccessRow extends SubjectRow {
   resource: ResourceFields;
-  state: DatasetState;
-  private: boolean;
-  creator_id: string | null;
-  org_state: string | null;
-  org_role: MemberRole | null;
 }
 
 /**
@@ -35,13 +29,7 @@ export async function loadReadableResource(
 ): Promise<{ resource: ResourceFields; subject: DatasetSubject }> {
   const [row] = isUuid(id) ? await ctx.em.execute<AccessRow[]>(ACCESS_SQL, [actor.userId, id]) : [];
   if (!row) throw notFound('Resource');
-  const subject: DatasetSubject = {
-    state: row.state,
-    private: row.private,
-    creatorId: row.creator_id,
-    orgRole: row.org_role,
-    orgDeleted: row.org_state === 'deleted',
-  };
+  const subject = subjectOfRow(row);
   if (!can(actor, 'dataset:read', subject)) throw notFound('Resource');
   return { resource: row.resource, subject };
 }

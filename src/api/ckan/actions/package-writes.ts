@@ -44,7 +44,8 @@ const packageCreate: Action = {
     const dict = dictOf(params);
     const refs = await groupRefs(domain, dict);
     const profile = await profileNamesFor(domain, refs.ownerOrg);
-    const body = datasetBody(dict, refs, profile.dataset, false);
+    // The organization as read, by id: the create finds it again without asking the database.
+    const body = datasetBody(dict, { ...refs, ownerOrg: profile.orgId ?? refs.ownerOrg }, profile.dataset, false);
     const resources = list(dict.resources).map((r) => {
       const rd = object(r) ?? {};
       return resourceBody(rd, profile.resource, staysUpload(rd));
