@@ -55,7 +55,8 @@ export async function runSandboxedExport(
   const fifos = [job.fifo];
   // Made here rather than by the API process, whose fork for mkfifo costs in proportion to its memory.
   await makeFifo(job.fifo);
-  const { instance, connection } = await openSandbox(parquetPath, limits, fifos);
+  const sandbox = await openSandbox(parquetPath, limits, fifos);
+  const { instance, connection } = sandbox;
   const clean = (err: unknown) => cleanDuckDbMessage(err instanceof Error ? err.message : String(err), [parquetPath, ...fifos]);
   let ready = false;
   try {
@@ -63,11 +64,11 @@ export async function runSandboxedExport(
     let rowCount: number | null = null;
     let truncated = false;
     if (job.sql !== null) {
-      await checkedSelect(connection, job.sql, clean);
+      await checkedSelect(sandbox, job.sql, clean);
       // One row past the cap says that there were more. Checked again as written: it must still be one
       // SELECT of `data`, whatever the user's text does to the parentheses around it.
       const capped = `SELECT * FROM (\n${job.sql.replace(/;\s*$/, '')}\n) LIMIT ${limits.maxRows + 1}`;
-      await checkedSelect(connection, capped, clean);
+      await checkedSelect(sandbox, capped, clean);
       await connection.run(`CREATE TEMP TABLE result AS ${capped}`);
       // The same cap as the JSON answer's, rows and bytes (as JSON), so both say the same rows.
       const kept = await readCapped(await connection.stream('SELECT * FROM result'), limits);

@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import compress from 'koa-compress';
+import { compressInPlace } from './compress-in-place.ts';
 
 /** Metadata answers (JSON, RDF, HTML, text); files are sent as stored, so their ranges and lengths hold. */
 const COMPRESSIBLE = /json|turtle|rdf\+xml|n-triples|n-quads|trig|html|text\/plain/;
@@ -15,7 +16,11 @@ export function compression(): Middleware {
     // Brotli's default quality (11) costs tens of milliseconds on a big list; 4 compresses about as well as gzip, faster.
     br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
   });
-  return (ctx, next) => (ctx.path.endsWith('/download') ? next() : compressing(ctx, next));
+  const inPlace = async (ctx: Context, next: Next) => {
+    await next();
+    compressInPlace(ctx, (type) => COMPRESSIBLE.test(type));
+  };
+  return (ctx, next) => (ctx.path.endsWith('/download') ? next() : compressing(ctx, () => inPlace(ctx, next)));
 }
 
 /**
