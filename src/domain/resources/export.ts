@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { withCallerLock } from '../../query/caller-lock.ts';
 import { EXPORT_MEDIA_TYPES, exportFilename, type ExportFormat } from '../../query/export-formats.ts';
 import type { ExportReady } from '../../query/export-run.ts';
+import { relayFifo, type FifoRelay } from '../../query/fifo-relay.ts';
 import { localPreview } from '../../query/preview-cache.ts';
 import { runInQueryProcess } from '../../query/process-pool.ts';
 import { QUERY_LIMITS, QueryError, type QueryLimits } from '../../query/sandbox.ts';
@@ -16,7 +16,6 @@ import { notQueryable, queryFailed, queryTooLong, tooManyRequests } from '../err
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import { loadReadableResource } from './access-query.ts';
 import { MAX_SQL_CHARS } from './query.ts';
-import { finished as streamFinished } from 'node:stream/promises';
 
 /**
  * A whole resource's export: no row or byte cap, and a deadline long enough for a slow client to read a
@@ -27,7 +26,11 @@ export const WHOLE_EXPORT_LIMITS: QueryLimits = { ...QUERY_LIMITS, timeoutMs: 10
 let wholeExportsRunning = 0;
 
 export interface ResourceExport {
-  body: Readable;
+  /**
+   * Streams the rows into `out` (the HTTP answer), which it ends once they are all there, or destroys
+   * if the export fails after the first byte.
+   */
+  sendTo(out: Writable): void;
   mediaType: string;
   filename: string;
   /**
@@ -41,8 +44,8 @@ export interface ResourceExport {
 /**
  * GET /resources/{id}/download?format= (sql null: the whole preview) and POST /resources/{id}/query?format=
  * (the query's result, capped as its JSON answer is): the rows in `format`, streamed. Resolves once the
- * query process is about to write, so that a refused query is still a problem answer; from then on the
- * body carries the bytes as they come, and a failure (the deadline, a broken process) cuts it short
+ * query process is about to write, so that a refused query is still a problem answer; from then on
+ * `sendTo` carries the bytes as they come, and a failure (the deadline, a broken process) cuts it short
  * rather than ending it as if complete. Holds the caller's query lock until the last byte; whole exports
  * also take one of a few slots per API process (half the query processes), so exports cannot take every
  * query process.
@@ -68,10 +71,11 @@ export async function exportResource(
   // process for mkfifo costs ~1 ms per 10 MB of its memory (60-250 ms in the bench), on the event loop.
   const fifoDir = path.join(ctx.config.dataDir, 'export-fifos');
   const fifo = path.join(fifoDir, `${randomBytes(12).toString('hex')}.fifo`);
-  let source: net.Socket | undefined;
-  const body = new PassThrough();
-  // Koa listens once the body is the answer's; a failure before that is answered as a problem instead.
-  body.on('error', () => undefined);
+  // The read end, opened when the query process says ready; relayed to the answer once there is one.
+  let fd: number | undefined;
+  let relay: FifoRelay | undefined;
+  let answer: Writable | undefined;
+  let failure: Error | undefined;
   let settled = false;
   const cleanUp = () => {
     if (settled) return;
@@ -82,6 +86,8 @@ export async function exportResource(
 
   let onReady!: (ready: ExportReady) => void;
   const ready = new Promise<ExportReady>((resolve) => (onReady = resolve));
+  let onAnswer!: (out: Writable) => void;
+  const answered = new Promise<Writable>((resolve) => (onAnswer = resolve));
   const finished = (async () => {
     await fsp.mkdir(fifoDir, { recursive: true, mode: 0o700 });
     const file = await localPreview(ctx.storage, path.join(ctx.config.dataDir, 'query-cache'), servedPreviewKey(resource.id, preview));
@@ -97,42 +103,47 @@ export async function exportResource(
   })();
   // The query process says ready once the FIFO exists, and opens its write end only after: the read end
   // is opened then, non-blocking, and waits in the event loop for the writer.
-  const drained = ready.then(() => {
-    source = new net.Socket({ fd: fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK), readable: true, writable: false });
-    if (body.destroyed) source.destroy();
-    // The bytes are whole only once the writer closed its end and the query process said it succeeded.
-    // A source destroyed before its end (the client went away after the last write) rejects, so the slot
-    // and the FIFO are let go all the same: a destroyed socket never emits 'end'.
-    return streamFinished(source, { readable: true, writable: false });
+  const opened = ready.then(() => {
+    fd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  });
+  // The bytes are whole only once the writer closed its end and the query process said it succeeded.
+  // A relay stopped before its end (the client went away after the last write) rejects, so the slot and
+  // the FIFO are let go all the same.
+  const drained = Promise.all([opened, answered]).then(([, out]) => {
+    relay = relayFifo(fd!, out);
+    return relay.done;
   });
   Promise.all([finished, drained]).then(
     () => {
       cleanUp();
-      body.end();
+      answer?.end();
     },
     (err: unknown) => {
       cleanUp();
-      source?.destroy();
-      body.destroy(err instanceof Error ? err : new Error(String(err)));
+      failure = err instanceof Error ? err : new Error(String(err));
+      if (relay) relay.stop();
+      else if (fd !== undefined) fs.close(fd, () => undefined);
+      // Cut rather than ended: the client must not take a short file for a whole one.
+      answer?.destroy(failure);
     },
   );
-  // The client went away (or the answer was cut): the query process's next write fails and it stops.
-  body.once('close', () => source?.destroy());
 
   let started: ExportReady;
   try {
     started = await Promise.race([ready, finished.then(() => ready)]);
+    await opened;
   } catch (err) {
-    source?.destroy();
-    body.destroy();
     if (err instanceof QueryError) throw queryFailed(err.code, err.message);
     throw err;
   }
-  // drained's callback ran before this one (it was registered first): the read end is open, or failed to.
-  if (!source) throw new Error('the export FIFO could not be opened');
-  source.pipe(body, { end: false });
+  const sendTo = (out: Writable) => {
+    // Failed between the query process's ready and this answer: nothing was sent, and nothing will be.
+    if (failure) return void out.destroy(failure);
+    answer = out;
+    onAnswer(out);
+  };
   return {
-    body,
+    sendTo,
     mediaType: EXPORT_MEDIA_TYPES[request.format],
     filename: exportFilename(resource.name, request.format, whole ? '' : '-query'),
     rowCount: whole ? (preview.schema?.rowCount ?? null) : started.rowCount,

@@ -21,8 +21,9 @@ export const EXPORT_HEADERS = {
 };
 
 /**
- * Streams an export as an attachment. Not compressed: Parquet and XLSX are already, and a whole CSV
- * compressed in the API process would cost the API's CPU for every byte.
+ * Streams an export as an attachment, written to the answer by the export itself (it reuses its buffers
+ * once written out, which a stream handed to Koa could not tell it). Not compressed: Parquet and XLSX
+ * are already, and a whole CSV compressed in the API process would cost the API's CPU for every byte.
  */
 export function sendExport(ctx: Context, exported: ResourceExport) {
   ctx.status = 200;
@@ -32,5 +33,7 @@ export function sendExport(ctx: Context, exported: ResourceExport) {
   if (exported.rowCount !== null) ctx.set('X-Almanac-Row-Count', String(exported.rowCount));
   ctx.set('X-Almanac-Truncated', String(exported.truncated));
   ctx.compress = false;
-  ctx.body = exported.body;
+  ctx.respond = false;
+  if (ctx.method === 'HEAD') ctx.res.end();
+  exported.sendTo(ctx.res);
 }
