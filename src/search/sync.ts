@@ -136,6 +136,15 @@ export async function syncDatasetsSearch(
     found: await writeKeywordDocuments(em, ids, language),
     previous: await replacePoints(em, ids, docs, language),
   }));
+  // An embedded index is each API process's own, and its follower (index-follower.ts) reloads these datasets
+  // from the points just written, cached vectors included: reading and pushing them here too is the same
+  // work twice. The old vectors still go at once, as below.
+  if (embed === 'later' && deps.search.vectors.kind === 'embedded') {
+    await dropPrevious(deps, previous, new Set()).catch((err: unknown) =>
+      deps.search.log.warn({ err, datasetIds: ids }, 'old vectors of datasets not dropped; the index follower drops them'),
+    );
+    return new Map(ids.map((id) => [id, { found: found.has(id), vectors: false }]));
+  }
   // Read after the points are written: a text the backlog embeds from now on finds these points, and one it
   // embedded before is read here.
   if (embeddings && texts.length > 0 && embed === 'later') {
@@ -180,9 +189,14 @@ async function pushVectors(
     await deps.search.ensureIndex(index, batch[0]!.vector.length);
     await vectors.upsert(index, batch);
   }
+  await dropPrevious(deps, previous, kept);
+}
+
+/** Drops the points the datasets had that are not `kept` (as `index:id`). */
+async function dropPrevious(deps: SearchSyncDeps, previous: Map<IndexName, Set<string>>, kept: Set<string>) {
   for (const [index, ids] of previous) {
     const dropped = [...ids].filter((id) => !kept.has(`${index}:${id}`));
-    if (dropped.length > 0) await vectors.deleteIds(index, dropped);
+    if (dropped.length > 0) await deps.search.vectors.deleteIds(index, dropped);
   }
 }
 

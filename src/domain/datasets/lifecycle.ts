@@ -38,19 +38,20 @@ async function detail(ctx: DomainContext, dataset: Dataset) {
  * created. It answers once the dataset is found by keywords; by meaning once the vector backlog reaches it.
  */
 export async function createDataset(ctx: DomainContext, actor: Actor, input: NewDataset) {
-  return (await insertDataset(ctx, actor, input)).record;
+  const { dataset, resources } = await insertDataset(ctx, actor, input);
+  return presentDataset(dataset, { resources });
 }
 
 type NewDataset = DatasetInput & { resources?: ResourceInput[] };
 
-/** createDataset, with the entities as committed, for an entry point that presents them its own way (CKAN). */
+/** createDataset, answering the entities as committed, for each entry point to present its own way. */
 export async function insertDataset(ctx: DomainContext, actor: Actor, input: NewDataset) {
   const missing = missingForActive(input);
   const resourceErrors = (input.resources ?? []).flatMap((r, i) => resourceInputErrors(r, `resources.${i}.`));
   if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
   const roles = await orgRolesOf(ctx, actor);
 
-  const { record, catalog, forSearch } = await ctx.em.transactional(async (em) => {
+  const { committed, forSearch } = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     carryProfileReads(ctx, tx);
     const dataset = em.create(Dataset, {
@@ -74,13 +75,12 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
     await flushDataset(tx);
     // The resources are the ones just built, in position order: no need to read them back.
     return {
-      record: presentDataset(dataset, { resources: built }),
-      catalog: { dataset, organization: (dataset.ownerOrg as Group | null | undefined) ?? null, resources: built },
+      committed: { dataset, organization: (dataset.ownerOrg as Group | null | undefined) ?? null, resources: built },
       forSearch: await datasetForSearch(ctx.storage, dataset, built),
     };
   });
   await syncKeywordsNow(ctx, forSearch);
-  return { record, catalog };
+  return committed;
 }
 
 /** POST /packages/drafts: any signed-in user; every field optional, a placeholder name when none is given. */

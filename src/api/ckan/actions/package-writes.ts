@@ -52,7 +52,7 @@ const packageCreate: Action = {
     });
     if (dict.state !== 'draft') {
       // The dict of the entities as committed: reading them back would cost as much as the write.
-      return packageDict((await insertDataset(domain, actor, parseBody(CreateDatasetBody, { ...body, resources }))).catalog);
+      return packageDict(await insertDataset(domain, actor, parseBody(CreateDatasetBody, { ...body, resources })));
     }
     const inputs = parseBody(DatasetFields.extend({ resources: CreateDatasetBody.shape.resources }), { ...body, resources });
     const { resources: wanted = [], ...fields } = inputs;
