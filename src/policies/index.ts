@@ -44,6 +44,8 @@ const rules = {
   /** Creating an active dataset in, or moving any dataset into, an organization. */
   'dataset:place-in-org': (a: Actor, s: { orgRole: MemberRole | null }) => a.sysadmin || hasRole(s.orgRole, 'editor'),
   'dataset:create-draft': (a: Actor) => a.userId !== null,
+  /** Creating a dataset under the ids it had elsewhere (CKAN's package_create takes them from sysadmins only). */
+  'dataset:keep-ids': (a: Actor) => a.sysadmin,
   'dataset:add-to-category': (a: Actor, s: { categoryRole: MemberRole | null }) => a.sysadmin || hasRole(s.categoryRole, 'member'),
   'dataset:publish': (a: Actor, s: DatasetSubject) => a.sysadmin || hasRole(s.orgRole, 'editor'),
   'dataset:delete': canEditDataset,

@@ -255,6 +255,41 @@ test('Validation Error names CKAN’s keys (owner_org, license_id, resources by 
   t.is((await ckanGet(app.api, 'package_create', { name: 'pw-get' }, editorAuth)).status, 400, 'a write action refuses a GET');
 });
 
+test('a sysadmin’s package_create keeps the dict’s id and its resources’ ids; an editor’s are ignored, as CKAN does', async (t) => {
+  const id = '5b0c3f1e-9a8d-4c2b-8f7e-6d5c4b3a2910';
+  const resourceId = '0f1e2d3c-4b5a-4968-8776-655443322110';
+  const dict = (name: string, ids: { id?: unknown; resource?: unknown }) => ({
+    ...fullDict(name),
+    id: ids.id,
+    resources: [{ id: ids.resource, url: `https://files.example/${name}.csv`, format: 'CSV' }, { url: `https://files.example/${name}.json` }],
+  });
+  const kept = resultOf(await post('package_create', dict('pw-kept-ids', { id: id.toUpperCase(), resource: resourceId }), app.sysadmin));
+  t.is(kept.id, id);
+  t.is(kept.resources[0].id, resourceId);
+  t.is(kept.resources[0].package_id, id);
+  t.not(kept.resources[1].id, undefined);
+  t.is((await show(id)).name, 'pw-kept-ids');
+  t.is(resultOf(await ckanGet(app.api, 'resource_show', { id: resourceId }, editorAuth)).url, 'https://files.example/pw-kept-ids.csv');
+
+  const ignored = resultOf(
+    await post('package_create', dict('pw-editor-ids', { id: 'a1b2c3d4-0000-4000-8000-000000000001', resource: 'not even a uuid' })),
+  );
+  t.not(ignored.id, 'a1b2c3d4-0000-4000-8000-000000000001', 'an editor’s id is not taken');
+  t.not(ignored.resources[0].id, 'not even a uuid');
+
+  const takenId = await post('package_create', dict('pw-taken-id', { id }), app.sysadmin);
+  t.is(takenId.status, 409);
+  t.like(takenId.body.error, { __type: 'Validation Error', id: ['is already taken'] });
+  const takenResource = await post('package_create', dict('pw-taken-resource', { resource: resourceId }), app.sysadmin);
+  t.is(takenResource.status, 409);
+  t.deepEqual(takenResource.body.error.resources, [{ id: ['is already taken'] }]);
+  const notUuid = await post('package_create', dict('pw-bad-id', { id: 'dataset-1', resource: 42 }), app.sysadmin);
+  t.is(notUuid.status, 409);
+  t.like(notUuid.body.error, { id: ['Must be a UUID'] });
+  t.deepEqual(notUuid.body.error.resources, [{ id: ['Must be a UUID'] }]);
+  for (const name of ['pw-taken-id', 'pw-taken-resource', 'pw-bad-id']) t.is((await rest(name)).status, 404, `${name}: nothing created`);
+});
+
 test('authorization: anonymous, a member, an editor of another organization are refused; an editor and a sysadmin write', async (t) => {
   const dict = (name: string) => ({ ...fullDict(name), resources: [] });
   for (const [who, auth] of [

@@ -108,18 +108,18 @@ const action = async (app: TestApp, key: string, ...args: string[]) =>
   JSON.parse((await ckanapi(app, 'action', ...args, '-a', key)).stdout);
 
 /**
- * A dict without what each site makes its own: the dataset's and its resources' ids and dates, the
- * creator, tag ids, when the organization was made here. The organization and groups keep their ids:
- * they were loaded with them.
+ * A dict without what each site makes its own: the dataset's and its resources' dates, the creator, tag
+ * ids, when the organization was made here. Ids stay: a sysadmin's load keeps those of the datasets and
+ * their resources, as organization_create and group_create keep theirs.
  */
 function portable(dict: Record<string, any>) {
-  const { id: _id, metadata_created: _c, metadata_modified: _m, creator_user_id: _u, ...rest } = dict;
+  const { metadata_created: _c, metadata_modified: _m, creator_user_id: _u, ...rest } = dict;
   const { created: _oc, ...organization } = rest.organization;
   return {
     ...rest,
     organization,
     tags: rest.tags.map(({ id: _tid, ...tag }: Record<string, unknown>) => tag),
-    resources: rest.resources.map(({ id: _rid, package_id: _p, created: _rc, metadata_modified: _rm, ...r }: Record<string, unknown>) => r),
+    resources: rest.resources.map(({ created: _rc, metadata_modified: _rm, ...r }: Record<string, unknown>) => r),
   };
 }
 

@@ -16,16 +16,33 @@ import { applyDatasetFields, missingForActive, type DatasetInput } from './field
 import { presentDataset } from './present.ts';
 
 const nameTaken = () => conflict('A dataset with this name already exists.', [{ path: 'name', message: 'is already taken' }]);
+const idTaken = (path: string, what: string) => conflict(`A ${what} with this id already exists.`, [{ path, message: 'is already taken' }]);
 
-async function flushDataset(ctx: DomainContext, onDuplicate = nameTaken) {
+async function flushDataset(ctx: DomainContext, kept: KeptIds = {}) {
   try {
     await ctx.em.flush();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw /datasets_name_unique/.test(String(err.message)) ? nameTaken() : onDuplicate();
+      const message = String(err.message);
+      if (/datasets_pkey/.test(message)) throw idTaken('id', 'dataset');
+      if (/resources_pkey/.test(message)) {
+        const at = (kept.resourceIds ?? []).findIndex((id) => id !== undefined && message.includes(id));
+        throw idTaken(at >= 0 ? `resources.${at}.id` : 'resources', 'resource');
+      }
+      throw nameTaken();
     }
     throw err;
   }
+}
+
+/**
+ * Ids a dataset and its resources keep from where they come from (a CKAN dump loaded by a sysadmin, as
+ * CKAN's package_create keeps them): links to them elsewhere still resolve after a migration.
+ */
+export interface KeptIds {
+  id?: string;
+  /** By the resource's position; undefined for one that gets a new id. */
+  resourceIds?: Array<string | undefined>;
 }
 
 async function detail(ctx: DomainContext, dataset: Dataset) {
@@ -45,7 +62,8 @@ export async function createDataset(ctx: DomainContext, actor: Actor, input: New
 type NewDataset = DatasetInput & { resources?: ResourceInput[] };
 
 /** createDataset, answering the entities as committed, for each entry point to present its own way. */
-export async function insertDataset(ctx: DomainContext, actor: Actor, input: NewDataset) {
+export async function insertDataset(ctx: DomainContext, actor: Actor, input: NewDataset, kept: KeptIds = {}) {
+  if (kept.id !== undefined || kept.resourceIds?.some((id) => id !== undefined)) authorize(actor, 'dataset:keep-ids');
   const missing = missingForActive(input);
   const resourceErrors = (input.resources ?? []).flatMap((r, i) => resourceInputErrors(r, `resources.${i}.`));
   if (missing.length || resourceErrors.length) throw validationFailed([...missing, ...resourceErrors]);
@@ -55,6 +73,7 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
     const tx = { ...ctx, em };
     carryProfileReads(ctx, tx);
     const dataset = em.create(Dataset, {
+      ...(kept.id ? { id: kept.id } : {}),
       name: input.name!,
       state: 'active',
       creator: actor.userId,
@@ -62,7 +81,7 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
       searchVector: null,
     });
     await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
-    const built = (input.resources ?? []).map((r, i) => buildResource(em, dataset, r, i));
+    const built = (input.resources ?? []).map((r, i) => buildResource(em, dataset, r, i, kept.resourceIds?.[i]));
     const profileErrors = await resourceProfileErrors(
       tx,
       dataset,
@@ -72,7 +91,7 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
     const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);
     const dup = urls.findIndex((u, i) => urls.indexOf(u) !== i);
     if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
-    await flushDataset(tx);
+    await flushDataset(tx, kept);
     // The resources are the ones just built, in position order: no need to read them back.
     return {
       committed: { dataset, organization: (dataset.ownerOrg as Group | null | undefined) ?? null, resources: built },

@@ -36,8 +36,9 @@ export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldErr
 }
 
 /** Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. */
-export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number) {
+export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number, id?: string) {
   const resource = em.create(Resource, {
+    ...(id ? { id } : {}),
     dataset,
     ...storedValues(RESOURCE_FIELDS, input),
     url: input.url ?? null,

@@ -1,4 +1,6 @@
-import { createDraft, deleteDataset, insertDataset } from '../../../domain/datasets/lifecycle.ts';
+import { createDraft, deleteDataset, insertDataset, type KeptIds } from '../../../domain/datasets/lifecycle.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import { can } from '../../../policies/index.ts';
 import { validationFailed, type FieldError } from '../../../domain/errors.ts';
 import { addResource } from '../../../domain/resources/resources.ts';
 import { list, object } from '../../../harvest/values.ts';
@@ -34,11 +36,31 @@ const dictOf = (params: ActionParams): Dict =>
     Object.entries(params.raw).map(([k, v]) => [k, ['resources', 'tags', 'groups', 'extras'].includes(k) ? jsonOrText(v) : v]),
   );
 
+/**
+ * The dict's own ids and its resources', for a caller who may keep them; CKAN ignores them from anyone
+ * else, and so does this. Almanac's ids are UUIDs.
+ */
+function keptIds(dict: Dict): KeptIds {
+  const errors: FieldError[] = [];
+  const uuid = (value: unknown, path: string) => {
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value === 'string' && isUuid(value)) return value.toLowerCase();
+    errors.push({ path, message: 'Must be a UUID' });
+    return undefined;
+  };
+  const kept = {
+    id: uuid(dict.id, 'id'),
+    resourceIds: list(dict.resources).map((r, i) => uuid(object(r)?.id, `resources.${i}.id`)),
+  };
+  if (errors.length) throw validationFailed(errors);
+  return kept;
+}
+
 const packageCreate: Action = {
   help:
     'Creates a dataset from a CKAN package dict (name, title, owner_org by name or id, license_id, private, tags [{name}], ' +
     'groups [{name}|{id}], extras [{key, value}], the record keys and profile fields, inline resources); state "draft" makes a draft. ' +
-    '`id` is not taken: the site names its datasets.',
+    'A sysadmin’s `id` (a UUID) and resources’ ids are kept, as a dump had them; anyone else’s are ignored, as CKAN does.',
   write: true,
   async run({ domain, actor, params }) {
     const dict = dictOf(params);
@@ -51,8 +73,9 @@ const packageCreate: Action = {
       return resourceBody(rd, profile.resource, staysUpload(rd));
     });
     if (dict.state !== 'draft') {
+      const input = parseBody(CreateDatasetBody, { ...body, resources });
       // The dict of the entities as committed: reading them back would cost as much as the write.
-      return packageDict(await insertDataset(domain, actor, parseBody(CreateDatasetBody, { ...body, resources })));
+      return packageDict(await insertDataset(domain, actor, input, can(actor, 'dataset:keep-ids') ? keptIds(dict) : {}));
     }
     const inputs = parseBody(DatasetFields.extend({ resources: CreateDatasetBody.shape.resources }), { ...body, resources });
     const { resources: wanted = [], ...fields } = inputs;
