@@ -261,7 +261,10 @@ test('a sysadmin’s package_create keeps the dict’s id and its resources’ i
   const dict = (name: string, ids: { id?: unknown; resource?: unknown }) => ({
     ...fullDict(name),
     id: ids.id,
-    resources: [{ id: ids.resource, url: `https://files.example/${name}.csv`, format: 'CSV' }, { url: `https://files.example/${name}.json` }],
+    resources: [
+      { id: ids.resource, url: `https://files.example/${name}.csv`, format: 'CSV' },
+      { url: `https://files.example/${name}.json` },
+    ],
   });
   const kept = resultOf(await post('package_create', dict('pw-kept-ids', { id: id.toUpperCase(), resource: resourceId }), app.sysadmin));
   t.is(kept.id, id);
