@@ -29,6 +29,8 @@ export interface DomainServices {
 /** What a domain function may use: one EntityManager fork per request or job, plus the shared services. */
 export interface DomainContext extends Omit<DomainServices, 'orm'> {
   em: EntityManager;
+  /** Set inside `inOneTransaction` (after-commit.ts): the effects that wait for its commit. */
+  afterCommit?: Array<() => Promise<unknown>>;
 }
 
 /** A context of its own for one job or command: a fresh EntityManager over the shared services. */

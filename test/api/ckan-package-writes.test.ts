@@ -210,14 +210,25 @@ test('drafts are CKAN’s state "draft": package_create makes one, package_updat
   );
   t.like(draft, { state: 'draft', owner_org: null, num_resources: 1 });
   t.is((await ckanGet(app.api, 'package_show', { id: 'pw-draft' })).status, 404, 'a draft is not in the catalog');
-  const notReady = await post('package_update', { ...draft, state: 'active' });
+  // The publish is the last step of the update, and refused: the title and the resources written before it go back.
+  const notReady = await post('package_update', {
+    ...draft,
+    title: 'Not kept',
+    resources: [{ url: 'https://files.example/other.csv' }],
+    state: 'active',
+  });
   t.is(notReady.status, 409);
   t.like(notReady.body.error, {
     __type: 'Validation Error',
     owner_org: ['is required to publish'],
     license_id: ['is required to publish'],
   });
-  t.is((await app.api.get('/api/v1/packages/pw-draft?state=draft', editorAuth)).body.state, 'draft', 'still a draft');
+  const still = (await app.api.get('/api/v1/packages/pw-draft?state=draft', editorAuth)).body;
+  t.like(still, { state: 'draft', title: 'Draft' }, 'still the draft it was');
+  t.deepEqual(
+    still.resources.map((r: { id: string; url: string }) => [r.id, r.url]),
+    [[draft.resources[0].id, 'https://files.example/d.csv']],
+  );
   const published = resultOf(await post('package_update', { ...draft, owner_org: 'pw-org', license_id: 'cc-by', state: 'active' }));
   t.like(published, { state: 'active', num_resources: 1 });
   t.is((await show('pw-draft', anonymous)).state, 'active');

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Group, type Resource } from '../../entities/index.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { groupReference, loadDatasetBeforeWrite } from '../../domain/catalog/writable-dataset.ts';
+import { inOneTransaction } from '../../domain/after-commit.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import type { CatalogDataset } from '../../domain/catalog/datasets.ts';
 import { publishDataset, updateDataset } from '../../domain/datasets/lifecycle.ts';
@@ -162,8 +163,11 @@ export async function writeDataset(ctx: DomainContext, actor: Actor, loaded: Cat
   const wanted = dict.resources === undefined ? null : wantedResources(list(dict.resources), loaded.resources, profile.resource);
 
   const id = loaded.dataset.id;
-  await updateDataset(ctx, actor, id, input);
-  if (wanted) await writeResources(ctx, actor, id, loaded.resources, wanted);
-  if (state === 'active' && loaded.dataset.state === 'draft') await publishDataset(ctx, actor, id);
+  // One change, as CKAN's: a resource refused after others were written takes them all back.
+  await inOneTransaction(ctx, async (tx) => {
+    await updateDataset(tx, actor, id, input);
+    if (wanted) await writeResources(tx, actor, id, loaded.resources, wanted);
+    if (state === 'active' && loaded.dataset.state === 'draft') await publishDataset(tx, actor, id);
+  });
   return freshDict(ctx, actor, id);
 }

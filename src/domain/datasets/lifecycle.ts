@@ -4,6 +4,7 @@ import { authorize, can } from '../../policies/index.ts';
 import { datasetForSearch } from '../../search/sync.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
+import { afterCommit } from '../after-commit.ts';
 import { conflict, notFound, publishRequirementsMissing, unauthenticated, validationFailed } from '../errors.ts';
 import { profileRequirementsMissing, resourceProfileErrors } from '../metadata/profiles-enforce.ts';
 import { carryProfileReads } from '../metadata/profiles.ts';
@@ -135,7 +136,7 @@ export async function updateDataset(ctx: DomainContext, actor: Actor, nameOrId: 
     await flushDataset(tx);
     return detail(tx, dataset);
   });
-  if (record.state === 'active') await ctx.jobs.syncSearch(record.id);
+  if (record.state === 'active') await afterCommit(ctx, () => ctx.jobs.syncSearch(record.id));
   return record;
 }
 
@@ -170,7 +171,7 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
     return detail(tx, dataset);
   });
   // Also the retry point after a sync that failed: publishing an active dataset re-runs it.
-  await ctx.jobs.syncSearch(record.id);
+  await afterCommit(ctx, () => ctx.jobs.syncSearch(record.id));
   return record;
 }
 

@@ -1,3 +1,4 @@
+import { afterCommit } from '../after-commit.ts';
 import type { DomainContext } from '../context.ts';
 import { pipelineWorkflowId } from '../jobs/ids.ts';
 import { markQueued } from './record.ts';
@@ -6,5 +7,5 @@ import { markQueued } from './record.ts';
 export async function startPipeline(ctx: DomainContext, resourceId: string) {
   // Queued before the start, so the run's own "running" can never be overwritten by this request.
   await markQueued(ctx.em, resourceId, pipelineWorkflowId(resourceId));
-  await ctx.jobs.startPipeline(resourceId);
+  await afterCommit(ctx, () => ctx.jobs.startPipeline(resourceId));
 }

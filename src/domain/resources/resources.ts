@@ -4,6 +4,7 @@ import { Dataset, Resource, type UrlType } from '../../entities/index.ts';
 import { authorize } from '../../policies/index.ts';
 import { visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
+import { afterCommit } from '../after-commit.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
 import { isUuid } from '../ids.ts';
@@ -132,7 +133,8 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
 /** The outputs of the old bytes go (with the copy of the old link when `linkChanged`), and the pipeline runs again. */
 async function reprocess(ctx: DomainContext, resource: Resource, linkChanged: boolean) {
   const stale = await invalidateOutputs(ctx.em, resource.id);
-  await Promise.all([...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])].map((key) => ctx.storage.remove(key)));
+  const keys = [...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])];
+  await afterCommit(ctx, () => Promise.all(keys.map((key) => ctx.storage.remove(key))));
   if (resource.url) await startPipeline(ctx, resource.id);
   // Both wrote extras in SQL: the record presented must show them.
   await ctx.em.refresh(resource);
@@ -148,9 +150,10 @@ export async function deleteResource(ctx: DomainContext, actor: Actor, id: strin
   authorize(actor, 'dataset:edit', subject);
   if (subject.state === 'deleted') throw notFound('Resource');
   await assertNotHarvested(ctx, dataset);
-  await removeResourceFiles(ctx.storage, [resource.id]);
+  // One step of a larger change: the files go once it has committed (a rollback keeps row and files).
+  if (!ctx.afterCommit) await removeResourceFiles(ctx.storage, [resource.id]);
   await ctx.em.nativeDelete(Resource, { id: resource.id });
-  await removeResourceFiles(ctx.storage, [resource.id]);
+  await afterCommit(ctx, () => removeResourceFiles(ctx.storage, [resource.id]));
   await syncIfSearchable(ctx, dataset);
 }
 
@@ -193,7 +196,7 @@ export async function resourceFormats(ctx: DomainContext, actor: Actor) {
 
 /** Resource names and descriptions are part of an active dataset's search document. */
 async function syncIfSearchable(ctx: DomainContext, dataset: Dataset) {
-  if (dataset.state === 'active') await ctx.jobs.syncSearch(dataset.id);
+  if (dataset.state === 'active') await afterCommit(ctx, () => ctx.jobs.syncSearch(dataset.id));
 }
 
 async function flushResources(ctx: DomainContext) {
