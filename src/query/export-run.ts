@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { blobColumnBytes } from './blob-column.ts';
 import { cleanDuckDbMessage } from '../tabular/duckdb-session.ts';
 import type { ExportFormat } from './export-formats.ts';
 import { copyTo, csvSelectList, xlsxHeaderRow, xlsxRowSelect, type ExportColumn } from './export-sql.ts';
@@ -145,7 +145,7 @@ async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, col
   const result = await connection.stream(xlsxRowSelect(columns, source));
   let count = 0;
   async function* sheetRows() {
-    // One chunk ahead: DuckDB renders the next rows in its threads while this one is copied and deflated.
+    // One chunk ahead: DuckDB renders the next rows in its threads while this one is zipped.
     const fetch = () => {
       const chunk = result.fetchChunk();
       // Awaited in the loop; a failure after the loop stopped (the client went away) is nobody's to answer.
@@ -155,17 +155,14 @@ async function writeXlsxExport(connection: DuckDBConnection, job: ExportJob, col
     let next = fetch();
     for (let chunk = await next; chunk && chunk.rowCount > 0; chunk = await next) {
       next = fetch();
-      const vector = chunk.getColumnVector(0);
-      const rows = new Array<string>(chunk.rowCount);
-      for (let i = 0; i < chunk.rowCount; i++) rows[i] = vector.getItem(i) as string;
       count += chunk.rowCount;
-      yield Buffer.from(rows.join(''));
+      yield blobColumnBytes(chunk, 0);
     }
   }
   // Opens once the API process has opened the read end, which it does when told ready.
   const out = fs.createWriteStream(job.fifo);
   try {
-    await writeXlsx(xlsxHeaderRow(columns), Readable.from(sheetRows(), { objectMode: false }), out);
+    await writeXlsx(xlsxHeaderRow(columns), sheetRows(), out);
     return count;
   } finally {
     out.destroy();

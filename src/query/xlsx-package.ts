@@ -1,6 +1,6 @@
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
+import { zipStream } from './zip-stream.ts';
 
 /**
  * An XLSX file streamed: the few fixed parts of a one-sheet workbook, then the sheet, its rows taken as
@@ -55,16 +55,12 @@ const PARTS: Array<[string, string]> = [
  * must be `<row>` elements separated by nothing but white space. Level 1 deflate: the sheet is most of
  * the file and most of the time, and level 1 takes a third of the default's time for a few per cent more bytes.
  */
-export async function writeXlsx(headerRow: string, rows: Readable, out: Writable): Promise<void> {
-  const zip = new yazl.ZipFile();
-  const mtime = new Date();
-  for (const [name, text] of PARTS) zip.addBuffer(Buffer.from(text), name, { mtime });
-  const sheet = new PassThrough();
-  zip.addReadStream(sheet, 'xl/worksheets/sheet1.xml', { mtime, compressionLevel: 1 });
-  zip.end();
-  sheet.write(`${XML}<worksheet xmlns="${MAIN}"><sheetData>${headerRow}`);
-  rows.on('error', (err) => sheet.destroy(err));
-  rows.on('end', () => sheet.end('</sheetData></worksheet>'));
-  rows.pipe(sheet, { end: false });
-  await pipeline(zip.outputStream, out);
+export async function writeXlsx(headerRow: string, rows: AsyncIterable<Buffer>, out: Writable): Promise<void> {
+  async function* sheet() {
+    yield Buffer.from(`${XML}<worksheet xmlns="${MAIN}"><sheetData>${headerRow}`);
+    yield* rows;
+    yield Buffer.from('</sheetData></worksheet>');
+  }
+  const parts = [...PARTS.map(([name, text]) => ({ name, data: Buffer.from(text) })), { name: 'xl/worksheets/sheet1.xml', data: sheet() }];
+  await pipeline(Readable.from(zipStream(parts, 1), { objectMode: false }), out);
 }
