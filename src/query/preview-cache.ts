@@ -14,13 +14,9 @@ import type { ObjectStore } from '../storage/object-store.ts';
 export async function localPreview(storage: ObjectStore, dir: string, key: string): Promise<string> {
   const name = previewCacheName(key);
   const file = path.join(dir, `${name}.parquet`);
-  if (
-    await fsp.access(file).then(
-      () => true,
-      () => false,
-    )
-  )
-    return file;
+  // Checked in place: a stat of a local file takes microseconds; the same check as a promise went
+  // through libuv's thread pool and back, 0.2-0.5 ms on a query's path on a busy machine (bench datastore).
+  if (fs.existsSync(file)) return file;
   await fsp.mkdir(dir, { recursive: true });
   const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
   try {

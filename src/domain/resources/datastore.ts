@@ -43,9 +43,6 @@ export interface DatastorePage {
   lastId?: number;
 }
 
-const rowValues = (row: Record<string, unknown>, columns: string[], types: string[]) =>
-  columns.map((name, i) => ckanValue(row[name], types[i]));
-
 export async function datastoreSearch(
   ctx: DomainContext,
   actor: Actor,
@@ -62,26 +59,28 @@ export async function datastoreSearch(
   const { table, plan, result, counted } = await withDatastoreLock(ctx, caller, ready, async ({ table, plan, views }) => {
     const result = await runDatastoreSql(ctx, views, plan.pageSql);
     const counted =
-      query.includeTotal && !knownTotal && !result.rows.length ? (await runDatastoreSql(ctx, views, plan.countSql!)).rows[0]?.t : undefined;
+      query.includeTotal && !knownTotal && !result.rows.length
+        ? (await runDatastoreSql(ctx, views, plan.countSql!)).rows[0]?.[0]
+        : undefined;
     return { table, plan, result, counted };
   });
-  const columns = plan.outputs.map((_, i) => `c${i}`);
+  // The page's columns are the outputs (`c0`…), then the total `t` and the last `_id` `k` where the plan asked for them.
   const types = plan.outputs.map((o, i) => o.type ?? ckanType(result.types[i] ?? 'VARCHAR').type);
   let total: number | undefined;
   if (query.includeTotal) {
     if (knownTotal) total = table.preview.schema.rowCount;
-    else if (result.rows.length) total = Number(result.rows[0].t);
+    else if (result.rows.length) total = Number(result.rows[0][result.columns.indexOf('t')]);
     else total = Number(counted ?? 0);
   }
   const last = result.rows.at(-1);
   return {
     resourceId: table.resource.id,
     fields: plan.outputs.map((o, i) => ({ id: o.id, type: types[i] })),
-    rows: result.rows.map((row) => rowValues(row, columns, types)),
+    rows: result.rows.map((row) => types.map((type, i) => ckanValue(row[i], type))),
     total,
     limit: result.truncated ? result.rows.length : query.limit,
     offset: query.offset,
-    lastId: plan.keyset && last ? Number(last.k) : undefined,
+    lastId: plan.keyset && last ? Number(last[result.columns.indexOf('k')]) : undefined,
   };
 }
 
@@ -133,7 +132,7 @@ export async function datastoreSearchSql(ctx: DomainContext, actor: Actor, sql: 
   const types = result.types.map((t) => ckanType(t).type);
   return {
     fields: result.columns.map((id, i) => ({ id, type: types[i] })),
-    records: result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, ckanValue(row[name], types[i])]))),
+    records: result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, ckanValue(row[i], types[i])]))),
     truncated: result.truncated,
   };
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { localPreview } from '../../query/preview-cache.ts';
 import { withCallerLock } from '../../query/caller-lock.ts';
 import { runInQueryProcess } from '../../query/process-pool.ts';
-import { QUERY_LIMITS, QueryError } from '../../query/sandbox.ts';
+import { QUERY_LIMITS, QueryError, rowObjects } from '../../query/sandbox.ts';
 import type { Actor } from '../actor.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { DomainContext } from '../context.ts';
@@ -38,5 +38,5 @@ export async function queryResource(ctx: DomainContext, actor: Actor, id: string
     }
   });
   if (outcome === 'busy') throw tooManyRequests('query_busy', 'Another query of yours is still running; one at a time.', 1);
-  return { id: resource.id, ...outcome };
+  return { id: resource.id, ...outcome, rows: rowObjects(outcome.columns, outcome.rows) };
 }
