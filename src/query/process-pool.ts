@@ -80,11 +80,7 @@ class QueryProcess {
     }
     if (!this.lowered && this.child.pid !== undefined) {
       this.lowered = true;
-      try {
-        os.setPriority(this.child.pid, NICENESS);
-      } catch {
-        // Not permitted here (some containers): the process still runs, at the API's priority.
-      }
+      lowerPriority(this.child.pid);
     }
     return new Promise((resolve, reject) => {
       const onMessage = (message: QueryProcessMessage) => {
@@ -117,6 +113,27 @@ class QueryProcess {
 
   kill() {
     if (!this.exited) this.child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Every thread of the process: Linux keeps a nice value per thread, and setPriority(pid) reaches only the
+ * main one, while DuckDB's threads and libuv's pool run the queries. A thread started later (DuckDB's, for
+ * the next sandbox) takes its starter's value, so the process stays lowered.
+ */
+function lowerPriority(pid: number) {
+  let threads: number[];
+  try {
+    threads = fs.readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    threads = [pid]; // no /proc: the process, as the platform has it
+  }
+  for (const thread of threads) {
+    try {
+      os.setPriority(thread, NICENESS);
+    } catch {
+      // Not permitted here (some containers), or the thread has ended: it runs at the API's priority.
+    }
   }
 }
 

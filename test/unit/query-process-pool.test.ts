@@ -40,6 +40,26 @@ test.serial('20 million values are cut to 5 MB in the query process: this event 
   t.true(delay.max / 1e6 < 1_000, `event loop stalled ${Math.round(delay.max / 1e6)} ms`);
 });
 
+test.serial('a process running a query is below the API’s priority in every thread, DuckDB’s included', async (t) => {
+  t.timeout(60_000);
+  if (!(await fs.stat('/proc/self/task').catch(() => null))) return t.pass('no /proc here');
+  const niceness = async (pid: number) => {
+    const threads = await fs.readdir(`/proc/${pid}/task`);
+    const stats = await Promise.all(threads.map((tid) => fs.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => null)));
+    return stats.flatMap((stat) => (stat === null ? [] : [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])]));
+  };
+  await run('SELECT 1');
+  const never = 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';
+  const running = run(never, { ...QUERY_LIMITS, timeoutMs: 3_000 }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 1_500));
+  const [pid] = queryProcessIds().busy;
+  const values = pid === undefined ? [] : await niceness(pid);
+  await running;
+  t.true(values.length > 2, `threads: ${values.length}`);
+  // Lowering is refused to no one; a runner already below 5 stays where it is.
+  t.deepEqual(new Set(values), new Set([Math.max(os.getPriority(), 5)]));
+});
+
 test.serial('at the deadline the process is killed, even while the query waited for a free one', async (t) => {
   t.timeout(60_000);
   const limits = { ...QUERY_LIMITS, timeoutMs: 2_000 };
