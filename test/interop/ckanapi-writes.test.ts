@@ -222,6 +222,22 @@ test.serial('ckanapi action package_create, package_patch, resource_create with 
   t.is((await ckanGet(target.api, 'package_show', { id: 'cli-made' })).status, 404);
 });
 
+test.serial('ckanapi load --upload-resources brings an uploaded file over as a file, under its resource’s old id', async (t) => {
+  const text = 'station,level_m\nKaub,1.92\nMaxau,4.05\n';
+  const file = path.join(workDir, 'levels.csv');
+  await fs.writeFile(file, text);
+  await action(source, source.adminToken, 'package_create', 'name=mig-upload', 'owner_org=mig-water', 'license_id=cc-by');
+  const uploaded = await action(source, source.adminToken, 'resource_create', 'package_id=mig-upload', 'name=Levels', `upload@${file}`);
+  const dumpFile = path.join(workDir, 'upload.jsonl');
+  await ckanapi(source, 'dump', 'datasets', 'mig-upload', '-q', '-O', dumpFile);
+  await ckanapi(target, 'load', 'datasets', '-I', dumpFile, '--upload-resources', '-a', target.adminToken, '-q');
+
+  const copy = resultOf(await ckanGet(target.api, 'resource_show', { id: uploaded.id }));
+  t.like(copy, { url_type: 'upload', size: Buffer.byteLength(text), name: 'Levels' });
+  t.true(copy.url.startsWith(target.url), copy.url);
+  t.is(await (await fetch(copy.url)).text(), text);
+});
+
 const ERRORS_SCRIPT = `
 import json, sys
 from ckanapi import RemoteCKAN, NotFound, NotAuthorized, ValidationError
