@@ -35,7 +35,12 @@ export async function deleteOrganizationDatasetsPage(
   return ids.length;
 }
 
-/** The row goes last, with its memberships through the foreign key cascade. */
+/**
+ * The row goes last, with its memberships through the foreign key cascade. True once it is gone, also for
+ * an attempt retried after one that removed it was cut short before saying so (its worker killed); false
+ * for an organization restored meanwhile, which stays.
+ */
 export async function deleteDeletedOrganization(em: EntityManager, orgId: string): Promise<boolean> {
-  return (await em.nativeDelete(Group, { id: orgId, kind: 'organization', state: 'deleted' })) > 0;
+  if ((await em.nativeDelete(Group, { id: orgId, kind: 'organization', state: 'deleted' })) > 0) return true;
+  return (await em.count(Group, { id: orgId })) === 0;
 }
