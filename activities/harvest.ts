@@ -4,6 +4,7 @@ import { HarvestRun, HarvestSource } from '../src/entities/index.ts';
 import type { DomainContext } from '../src/domain/context.ts';
 import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
 import { announceRunVectors } from '../src/domain/harvest/runs.ts';
+import { withActivityActor } from '../src/domain/activity/actor-scope.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
 import { checkPageBringsNew, checkRunCaps, claimRunPage, HarvestCapReached, markPageRecords } from '../src/domain/harvest/run-guards.ts';
 import type { HarvestCursor } from '../src/domain/harvest/record.ts';
@@ -68,10 +69,13 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         const page = await reader.readPage(cursor, { since: run.since ? new Date(run.since) : null, timeoutMs: SOURCE_TIMEOUT_MS });
         await checkPageBringsNew(ctx.em, run.runRowId, pageNo, page.items);
         // A terminated or cancelled run reaches this activity through its heartbeats, as the signal.
-        await applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, {
-          onApplied: () => activity.heartbeat(),
-          signal: activity.cancellationSignal,
-        });
+        // The datasets' activities name this run as who changed them.
+        await withActivityActor({ harvestRunId: run.runRowId }, () =>
+          applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, {
+            onApplied: () => activity.heartbeat(),
+            signal: activity.cancellationSignal,
+          }),
+        );
         await markPageRecords(ctx.em, run.runRowId, pageNo);
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
@@ -84,7 +88,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       const ctx = domain();
       const loaded = await load(ctx, run);
       if (!loaded) return { removed: 0 };
-      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full }).catch((err: unknown) => {
+      const finish = () => finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full });
+      const result = await withActivityActor({ harvestRunId: run.runRowId }, finish).catch((err: unknown) => {
         if (err instanceof SourceInvalid)
           throw ApplicationFailure.create({ type: 'SourceInvalid', message: err.message, nonRetryable: true });
         throw err;

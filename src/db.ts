@@ -5,6 +5,7 @@ import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { allEntities } from './entities/index.ts';
+import { ActorSettings } from './domain/activity/actor-scope.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const migrationsDir = path.join(root, 'migrations');
@@ -17,6 +18,7 @@ export function ormOptions(clientUrl: string): Options {
     clientUrl,
     entities: allEntities,
     extensions: [Migrator],
+    subscribers: [new ActorSettings()],
     discovery: { warnWhenNoEntities: true },
     migrations: {
       path: migrationsDir,
@@ -48,16 +50,18 @@ export async function openDatabase(clientUrl: string) {
 }
 
 /**
- * Applies pending migrations. API and worker processes may start together, so they take turns under
- * a Postgres advisory lock held on a connection of its own.
+ * Applies pending migrations, then `installs` (statements that define what follows the code rather
+ * than the schema, such as the activity snapshot's function). API and worker processes may start
+ * together, so they take turns under a Postgres advisory lock held on a connection of its own.
  */
-export async function migrate(orm: MikroORM, log: Logger) {
+export async function migrate(orm: MikroORM, log: Logger, installs: string[] = []) {
   const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const applied = await orm.getMigrator().up();
     if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'database migrated');
+    for (const sql of installs) await lock.query(sql);
   } finally {
     await lock.end();
   }

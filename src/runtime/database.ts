@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { migrate, openDatabase } from '../db.ts';
+import { SNAPSHOT_FUNCTION_SQL } from '../domain/activity/snapshot-function.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
 const EMBEDDED_DATABASE = 'almanac';
@@ -30,7 +31,7 @@ export async function startDatabase(config: Config, log: Logger, opts: { takeOve
   }
   try {
     const orm = await openDatabase(url);
-    await migrate(orm, log);
+    await migrate(orm, log, [SNAPSHOT_FUNCTION_SQL]);
     return {
       orm,
       async stop() {

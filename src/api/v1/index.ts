@@ -1,4 +1,5 @@
 import type { Route } from '../../http/route.ts';
+import { activityRoutes } from './activity/index.ts';
 import { adminDataRoutes } from './admin/data/index.ts';
 import { adminHarvestSourceRoutes } from './admin/harvest-sources/index.ts';
 import { adminHealthRoutes } from './admin/health/index.ts';
@@ -23,6 +24,7 @@ import { userRoutes } from './users/index.ts';
 export const v1Routes: Route[] = [
   ...authRoutes,
   ...packageRoutes,
+  ...activityRoutes,
   ...resourceRoutes,
   ...storageRoutes,
   ...userRoutes,

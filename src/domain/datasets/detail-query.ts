@@ -48,12 +48,12 @@ export const CALLER_ROLE_SQL = `(select m.role from memberships m
  * are the most frequent request; hydrating entities and a query per relation cost several times the
  * database's own work (issue 19, bench reads).
  */
-const DETAIL_SQL = (where: string, opts: { resources: boolean }) => `
+const DETAIL_SQL = (where: string, opts: { resources: boolean; callerRole?: string }) => `
   select d.id, d.name, ${FIELD_COLUMNS}, d.metadata, d.extras, d.custom_fields as "customFields", d.state, d.creator_id, d.deletion_incomplete, d.harvest_source_id,
          d.harvest_remote_id, d.harvest_remote_url, ${iso('d.harvested_at')} as harvested_at,
          ${iso('d.created_at')} as created_at, ${iso('d.updated_at')} as updated_at, ${iso('d.published_at')} as published_at,
          o.id as org_id, o.name as org_name, o.title as org_title, o.state as org_state,
-         ${CALLER_ROLE_SQL} as org_role,
+         ${opts.callerRole ?? CALLER_ROLE_SQL} as org_role,
          coalesce((select json_agg(json_build_object('name', t.name))
                       from dataset_tags dt join tags t on t.id = dt.tag_id where dt.dataset_id = d.id), '[]') as tags,
          coalesce((select json_agg(json_build_object('id', g.id, 'name', g.name, 'title', g.title))
@@ -67,7 +67,14 @@ const FIELD_COLUMNS = fieldNames(DATASET_FIELDS)
   .map((name) => `d.${columnOf(name)} as "${name}"`)
   .join(', ');
 
-interface DetailRow extends DatasetFieldValues, SubjectRow, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
+/**
+ * A dataset's detail row as of now, for the activity its change records (src/domain/activity): the same
+ * statement as the read, so an old version is presented by the same code as the live record. No caller:
+ * the role is decided when the activity is read.
+ */
+export const SNAPSHOT_SQL = DETAIL_SQL('d.id = $1', { resources: true, callerRole: 'null::varchar' });
+
+export interface DetailRow extends DatasetFieldValues, SubjectRow, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
   id: string;
   name: string;
   deletion_incomplete: boolean;
@@ -119,7 +126,7 @@ export async function loadDatasetsFields(em: EntityManager, ids: string[]): Prom
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-function toFields(row: DetailRow): DatasetFields {
+export function toFields(row: DetailRow): DatasetFields {
   return {
     id: row.id,
     name: row.name,

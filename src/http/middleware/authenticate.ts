@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { anonymous, type Actor } from '../../domain/actor.ts';
+import { withActivityActor } from '../../domain/activity/actor-scope.ts';
 import { userForSession } from '../../domain/auth/sessions.ts';
 import { userForToken } from '../../domain/auth/api-tokens.ts';
 import type { DomainContext, DomainServices } from '../../domain/context.ts';
@@ -59,7 +60,7 @@ export function authenticate(services: DomainServices, ckanTokens: (path: string
       }
     }
     ctx.state.actor = actor;
-    await next();
+    await withActivityActor({ userId: actor.userId }, next);
   };
 }
 

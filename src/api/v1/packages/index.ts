@@ -9,6 +9,7 @@ import {
   restoreDataset,
   updateDataset,
 } from '../../../domain/datasets/lifecycle.ts';
+import { datasetAtVersion } from '../../../domain/activity/history.ts';
 import { addResource, listResources, reorderResources } from '../../../domain/resources/resources.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, nameOrIdParams } from '../../../http/schemas.ts';
@@ -84,9 +85,9 @@ export const packageRoutes = [
     tag: 'packages',
     access: 'public',
     summary:
-      'Dataset detail with its resources; `?state=draft` needs auth (401) and finds a draft the caller may see. `Accept: application/ld+json` answers the same dataset as a schema.org Dataset',
+      'Dataset detail with its resources; `?state=draft` needs auth (401) and finds a draft the caller may see; `?version=<activityId>` gives the record as that change left it (404 for a version you could not see then). `Accept: application/ld+json` answers the same dataset as a schema.org Dataset',
     params: nameOrIdParams,
-    query: z.object({ state: z.enum(['draft']).optional() }),
+    query: z.object({ state: z.enum(['draft']).optional(), version: z.string().min(1).max(200).optional() }),
     response: DatasetRecord,
     alternates: {
       'application/ld+json': {
@@ -98,7 +99,10 @@ export const packageRoutes = [
           ),
       },
     },
-    handle: ({ domain, actor, params, query }) => getDataset(domain, actor, params.nameOrId, { draft: query.state === 'draft' }),
+    handle: ({ domain, actor, params, query }) =>
+      query.version
+        ? (datasetAtVersion(domain, actor, params.nameOrId, query.version) as Promise<z.infer<typeof DatasetRecord>>)
+        : getDataset(domain, actor, params.nameOrId, { draft: query.state === 'draft' }),
   }),
   defineRoute({
     method: 'put',

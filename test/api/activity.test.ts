@@ -1,0 +1,236 @@
+import test, { type ExecutionContext } from 'ava';
+import { withActivityActor } from '../../src/domain/activity/actor-scope.ts';
+import { applyHarvestPage } from '../../src/domain/harvest/apply.ts';
+import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
+import { ckanPost } from '../helpers/ckan.ts';
+import { anonymous, as, type Auth } from '../helpers/client.ts';
+import { groupWithMembers, ORGANIZATIONS } from '../helpers/groups.ts';
+import { domainContext, harvestRecord, makeRun, makeSource } from '../helpers/harvest-domain.ts';
+import { unique } from '../helpers/names.ts';
+
+/**
+ * History (issue 30 §1) over HTTP: each kind of change leaves its activity with its diff, a rolled-back
+ * change leaves none, `?version=` gives the record as it was, and history is shown through time only to
+ * those who could see each period.
+ */
+
+let app: TestApp;
+let people: People<'admin' | 'editor' | 'member' | 'outsider'>;
+test.before(async () => {
+  ({ app, people } = await startTestAppWithPeople('act', ['admin', 'editor', 'member', 'outsider']));
+});
+test.after.always(async () => app?.stop());
+
+const PKG = '/api/v1/packages';
+const orgWithRoles = (t: ExecutionContext) => groupWithMembers(t, app, ORGANIZATIONS, { name: unique('org') }, people);
+
+interface Activity {
+  id: string;
+  action: string;
+  userId: string | null;
+  harvestRunId: string | null;
+  changes?: Array<{ path: string; before: unknown; after: unknown }>;
+}
+
+async function activities(t: ExecutionContext, nameOrId: string, auth: Auth = app.sysadmin): Promise<Activity[]> {
+  const res = await app.api.get(`${PKG}/${nameOrId}/activity?limit=100`, auth);
+  t.is(res.status, 200, res.text);
+  return res.body.results;
+}
+
+const changedPaths = (a: Activity) => (a.changes ?? []).map((c) => c.path).sort();
+
+test('each change to a dataset is one activity, newest first, with who made it and what changed', async (t) => {
+  const org = await orgWithRoles(t);
+  const editor = as(people.editor);
+  const created = await app.api.post(PKG, { name: unique('ds'), title: 'First title', ownerOrg: org.name, licenseId: 'cc-by-4.0' }, editor);
+  t.is(created.status, 201, created.text);
+  const id = created.body.id;
+  t.is(
+    (
+      await app.api.put(
+        `${PKG}/${id}`,
+        { name: created.body.name, title: 'Second title', ownerOrg: org.name, licenseId: 'cc-by-4.0' },
+        editor,
+      )
+    ).status,
+    200,
+  );
+  const resource = await app.api.post(`${PKG}/${id}/resources`, { name: 'Data', url: 'https://files.example/a.csv' }, editor);
+  t.is(resource.status, 201, resource.text);
+  t.is((await app.api.delete(`${PKG}/${id}`, editor)).status, 204);
+  t.is((await app.api.post(`${PKG}/${id}/restore`, {}, app.sysadmin)).status, 200);
+
+  const history = await activities(t, id);
+  t.deepEqual(
+    history.map((a) => a.action),
+    ['restored', 'deleted', 'changed', 'changed', 'created'],
+  );
+  t.true(history.slice(1).every((a) => a.userId === people.editor.id));
+  t.is(history[0].userId, (await app.api.get('/api/v1/users/me', app.sysadmin)).body.id);
+  t.deepEqual(history[3].changes, [{ path: 'title', before: 'First title', after: 'Second title' }]);
+  t.deepEqual(changedPaths(history[2]), [`resources.${resource.body.id}`]);
+  t.like(
+    history[1].changes!.find((c) => c.path === 'state'),
+    { before: 'active', after: 'deleted' },
+  );
+
+  // Each activity alone, and the record as that change left it.
+  const one = await app.api.get(`/api/v1/activity/${history[3].id}`, anonymous);
+  t.is(one.status, 200, one.text);
+  t.deepEqual(one.body.changes, history[3].changes);
+  const first = await app.api.get(`${PKG}/${id}?version=${history[4].id}`, anonymous);
+  t.is(first.status, 200, first.text);
+  t.like(first.body, { id, title: 'First title', resources: [] });
+  const withResource = await app.api.get(`${PKG}/${created.body.name}?version=${history[2].id}`, anonymous);
+  t.is(withResource.body.resources[0].url, 'https://files.example/a.csv');
+  t.is((await app.api.get(`${PKG}/${id}?version=00000000-0000-4000-8000-000000000000`, anonymous)).status, 404);
+});
+
+test('a change that rolled back leaves no activity; a write that changes nothing adds none', async (t) => {
+  const org = await orgWithRoles(t);
+  const editor = as(people.editor);
+  const name = unique('draft');
+  const draft = await ckanPost(app.api, 'package_create', { name, state: 'draft', title: 'Draft title' }, editor);
+  t.is(draft.status, 200, draft.text);
+  const before = await activities(t, name);
+  t.deepEqual(
+    before.map((a) => a.action),
+    ['created'],
+  );
+  // Publishing without a license is refused after the title and the resource were written: all of it rolls back.
+  const refused = await ckanPost(
+    app.api,
+    'package_update',
+    {
+      id: draft.body.result.id,
+      name,
+      title: 'New title',
+      owner_org: org.name,
+      state: 'active',
+      resources: [{ url: 'https://files.example/r.csv' }],
+    },
+    editor,
+  );
+  t.is(refused.status, 409, refused.text);
+  t.deepEqual(await activities(t, name), before);
+  // The same record again: nothing changed, nothing recorded.
+  t.is((await app.api.put(`${PKG}/${name}`, { title: 'Draft title' }, editor)).status, 200);
+  t.deepEqual(await activities(t, name), before);
+});
+
+test('history through time: a draft period and a private period are shown only to who could see them then', async (t) => {
+  const org = await orgWithRoles(t);
+  const editor = as(people.editor);
+  const draft = await app.api.post(
+    `${PKG}/drafts`,
+    { name: unique('tt'), title: 'Secret draft title', ownerOrg: org.name, licenseId: 'cc-by-4.0' },
+    editor,
+  );
+  t.is(draft.status, 201, draft.text);
+  const id = draft.body.id;
+  t.is((await app.api.put(`${PKG}/${id}`, { title: 'Private title', private: true }, editor)).status, 200);
+  t.is((await app.api.post(`${PKG}/${id}/publish`, {}, editor)).status, 200);
+  t.is(
+    (
+      await app.api.put(
+        `${PKG}/${id}`,
+        { name: draft.body.name, title: 'Public title', ownerOrg: org.name, licenseId: 'cc-by-4.0', private: false },
+        editor,
+      )
+    ).status,
+    200,
+  );
+
+  const all = await activities(t, id);
+  t.deepEqual(
+    all.map((a) => a.action),
+    ['changed', 'published', 'changed', 'created'],
+  );
+  const seen = async (auth: Auth) => {
+    const res = await app.api.get(`${PKG}/${id}/activity`, auth);
+    return res.status === 200 ? (res.body.results as Activity[]).map((a) => a.action) : res.status;
+  };
+  // Editors and sysadmins: everything; members: from the publish (private, in their organization) on;
+  // the public and outsiders: from going public only, as if the dataset was created then.
+  t.deepEqual(await seen(app.sysadmin), ['changed', 'published', 'changed', 'created']);
+  t.deepEqual(await seen(as(people.editor)), ['changed', 'published', 'changed', 'created']);
+  t.deepEqual(await seen(as(people.member)), ['changed', 'published']);
+  t.deepEqual(await seen(as(people.outsider)), ['changed']);
+  t.deepEqual(await seen(anonymous), ['changed']);
+
+  const [publicChange] = (await app.api.get(`${PKG}/${id}/activity`, anonymous)).body.results as Activity[];
+  // Nothing of the earlier periods leaks through the first visible change's `before`.
+  t.false(JSON.stringify(publicChange.changes).includes('Private title'));
+  t.false(JSON.stringify(publicChange.changes).includes('Secret draft title'));
+  t.like(
+    publicChange.changes!.find((c) => c.path === 'title'),
+    { before: null, after: 'Public title' },
+  );
+  // Single activities and versions follow the same rule.
+  t.is((await app.api.get(`/api/v1/activity/${all[1].id}`, anonymous)).status, 404);
+  t.is((await app.api.get(`/api/v1/activity/${all[1].id}`, as(people.member))).status, 200);
+  t.is((await app.api.get(`${PKG}/${id}?version=${all[3].id}`, anonymous)).status, 404);
+  t.is((await app.api.get(`${PKG}/${id}?version=${all[3].id}`, as(people.member))).status, 404);
+  t.is((await app.api.get(`${PKG}/${id}?version=${all[3].id}`, as(people.editor))).body.title, 'Secret draft title');
+  // The public listings agree.
+  const recent = (await app.api.get('/api/v1/activity?limit=100', anonymous)).body.results as Activity[];
+  t.deepEqual(
+    recent.filter((a) => all.some((b) => b.id === a.id)).map((a) => a.action),
+    ['changed'],
+  );
+  const orgFeed = (await app.api.get(`${ORGANIZATIONS}/${org.name}/activity?limit=100`, anonymous)).body.results as Activity[];
+  t.deepEqual(
+    orgFeed.filter((a) => all.some((b) => b.id === a.id)).map((a) => a.action),
+    ['changed'],
+  );
+  const userFeed = (await app.api.get(`/api/v1/users/${people.editor.id}/activity?limit=100`, anonymous)).body.results as Activity[];
+  t.deepEqual(
+    userFeed.filter((a) => all.some((b) => b.id === a.id)).map((a) => a.action),
+    ['changed'],
+  );
+});
+
+test('a harvest run, an organization change and a purge are activities too', async (t) => {
+  const org = await orgWithRoles(t);
+  // Harvest: the run is who changed the dataset.
+  const source = await makeSource(app, { name: unique('src'), organization: org.name });
+  const run = await makeRun(app, source);
+  const remoteId = unique('harvested');
+  await withActivityActor({ harvestRunId: run.id }, () =>
+    applyHarvestPage(domainContext(app), source, run, [{ kind: 'record', record: harvestRecord(remoteId) }]),
+  );
+  const [harvested] = await activities(t, remoteId);
+  t.like(harvested, { action: 'created', userId: null, harvestRunId: run.id });
+
+  // Organization: its own record's changes.
+  const renamed = await app.api.put(`${ORGANIZATIONS}/${org.name}`, { name: org.name, title: 'A new title' }, as(people.admin));
+  t.is(renamed.status, 200, renamed.text);
+  const orgFeed = (await app.api.get(`${ORGANIZATIONS}/${org.name}/activity?limit=100`, anonymous)).body.results as Activity[];
+  const orgChange = orgFeed.find((a) => (a as unknown as { objectType: string }).objectType === 'organization' && a.action === 'changed');
+  t.truthy(orgChange);
+  const shown = await app.api.get(`/api/v1/activity/${orgChange!.id}`, anonymous);
+  t.like(
+    shown.body.changes.find((c: { path: string }) => c.path === 'title'),
+    { after: 'A new title' },
+  );
+
+  // Purge: the last activity of a dataset that is gone, for sysadmins only.
+  const created = await app.api.post(PKG, { name: unique('gone'), ownerOrg: org.name, licenseId: 'cc-by-4.0' }, as(people.editor));
+  const id = created.body.id;
+  t.is((await app.api.delete(`${PKG}/${id}`, as(people.editor))).status, 204);
+  t.true([202, 204].includes((await app.api.post(`${PKG}/${id}/purge`, {}, as(people.admin))).status));
+  let purged: Activity | undefined;
+  for (let i = 0; i < 100 && !purged; i++) {
+    const feed = (await app.api.get(`${ORGANIZATIONS}/${org.name}/activity?limit=100`, app.sysadmin)).body.results as Activity[];
+    purged = feed.find((a) => a.action === 'purged' && (a as unknown as { objectId: string }).objectId === id);
+    if (!purged) await new Promise((r) => setTimeout(r, 100));
+  }
+  t.truthy(purged, 'the purge is recorded');
+  t.is(
+    (await app.api.get(`/api/v1/activity/${purged!.id}`, as(people.admin))).status,
+    404,
+    'a purged dataset is no one’s but a sysadmin’s to see',
+  );
+  t.is((await app.api.get(`/api/v1/activity/${purged!.id}`, app.sysadmin)).status, 200);
+});
