@@ -47,23 +47,32 @@ async function visibleDatasetId(ctx: DomainContext, actor: Actor, nameOrId: stri
   return found.fields.id;
 }
 
+/** A dataset's activity rows the reader may see, newest first, with one more than the page when there is one. */
+export async function datasetActivityRows(ctx: DomainContext, actor: Actor, nameOrId: string, req: PageRequest, extra = 0) {
+  const id = await visibleDatasetId(ctx, actor, nameOrId);
+  return visibleRows(ctx, actor, 'a.object_id = ?::uuid', [id], req, extra);
+}
+
 /** A dataset's activities, newest first, each with what it changed. */
 export async function datasetActivity(ctx: DomainContext, actor: Actor, nameOrId: string, req: PageRequest) {
-  const id = await visibleDatasetId(ctx, actor, nameOrId);
   // One more than the page: the last item's changes are against the next older visible one.
-  const { rows, count } = await visibleRows(ctx, actor, 'a.object_id = ?::uuid', [id], req, 1);
+  const { rows, count } = await datasetActivityRows(ctx, actor, nameOrId, req, 1);
   const results = rows.slice(0, req.limit).map((row, i) => presentActivity(row, diffRecords(recordOf(rows[i + 1]), recordOf(row))));
   return page(results, count, req);
 }
 
 /**
- * An organization's activities and its datasets' (those it owned then), newest first; a category's own.
- * 404 for a group the reader may not see, as its record.
+ * An organization's activity rows and its datasets' (those it owned then), newest first; a category's
+ * own. 404 for a group the reader may not see, as its record.
  */
-export async function groupActivity(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, req: PageRequest) {
+export async function groupActivityRows(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, req: PageRequest) {
   const { group } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   const where = kind === 'organization' ? 'a.organization_id = ?::uuid' : 'a.object_id = ?::uuid';
-  const { rows, count } = await visibleRows(ctx, actor, where, [group.id], req);
+  return visibleRows(ctx, actor, where, [group.id], req);
+}
+
+export async function groupActivity(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, req: PageRequest) {
+  const { rows, count } = await groupActivityRows(ctx, actor, kind, nameOrId, req);
   return page(
     rows.map((row) => presentActivity(row)),
     count,
@@ -83,8 +92,11 @@ export async function userActivity(ctx: DomainContext, actor: Actor, userId: str
 }
 
 /** The latest changes to datasets across the catalog (CKAN's recently_changed_packages_activity_list). */
+export const recentDatasetActivityRows = (ctx: DomainContext, actor: Actor, req: PageRequest) =>
+  visibleRows(ctx, actor, "a.object_type = 'dataset'", [], req);
+
 export async function recentDatasetActivity(ctx: DomainContext, actor: Actor, req: PageRequest) {
-  const { rows, count } = await visibleRows(ctx, actor, "a.object_type = 'dataset'", [], req);
+  const { rows, count } = await recentDatasetActivityRows(ctx, actor, req);
   return page(
     rows.map((row) => presentActivity(row)),
     count,
@@ -117,14 +129,13 @@ async function visibleActivityWithPrevious(ctx: DomainContext, actor: Actor, act
   return { row, previous };
 }
 
-/** The activity and the one before it that the reader may see (CKAN's activity_diff). */
-export async function activityWithPrevious(ctx: DomainContext, actor: Actor, activityId: string) {
+/**
+ * The activity's row and the reader's previous visible one of the same object, for entry points that
+ * shape the recorded records their own way (CKAN's activity_show and activity_diff).
+ */
+export async function activityRows(ctx: DomainContext, actor: Actor, activityId: string) {
   if (!isUuid(activityId)) throw notFound('Activity');
-  const { row, previous } = await visibleActivityWithPrevious(ctx, actor, activityId);
-  return {
-    activity: presentActivity(row, diffRecords(recordOf(previous), recordOf(row))),
-    previous: previous ? presentActivity(previous) : null,
-  };
+  return visibleActivityWithPrevious(ctx, actor, activityId);
 }
 
 /**

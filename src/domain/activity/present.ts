@@ -64,6 +64,9 @@ export function presentActivity(row: ActivityRow, changes?: FieldChange[]) {
     userId: row.actor_id,
     harvestRunId: row.harvest_run_id,
     organizationId: row.organization_id,
+    /** The object's name and title as the change left them (as they were last, once purged). */
+    objectName: (row.snapshot?.name as string | undefined) ?? null,
+    objectTitle: (row.snapshot?.title as string | undefined) ?? null,
     createdAt: row.created_at,
     ...(changes ? { changes } : {}),
   };

@@ -1,3 +1,4 @@
+import { activityActions } from './activity.ts';
 import { datastoreActions } from './datastore.ts';
 import { organizationWriteActions } from './organization-writes.ts';
 import { packageWriteActions } from './package-writes.ts';
@@ -27,6 +28,7 @@ export const ckanActions: Record<string, Action> = {
   license_list: licenseList,
   help_show: helpShow(() => ckanActions),
   ...datastoreActions,
+  ...activityActions,
   ...packageWriteActions,
   ...organizationWriteActions,
 };

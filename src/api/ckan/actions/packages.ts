@@ -5,6 +5,7 @@ import { packageDict } from '../package-dict.ts';
 import { readCoverageParams } from '../coverage-params.ts';
 import { MAX_OFFSET } from '../params.ts';
 import { parseSearch } from '../solr-query.ts';
+import { packageAtActivity } from './activity.ts';
 import { required, type Action } from './action.ts';
 
 /** package_search, package_show, package_list. */
@@ -127,9 +128,12 @@ export const packageSearch: Action = {
 };
 
 export const packageShow: Action = {
-  help: 'One active dataset, by name or id, with its resources: package_show id=<name or id>.',
-  async run({ domain, actor, params }) {
+  help: 'One active dataset, by name or id, with its resources: package_show id=<name or id>; activity_id=<id> gives it as that change left it.',
+  async run(call) {
+    const { domain, actor, params } = call;
     const id = required(params, 'id', 'name_or_id');
+    const activityId = params.string('activity_id');
+    if (activityId) return packageAtActivity(call, id, activityId);
     return packageDict(await showCatalogDataset(domain, actor, id));
   },
 };

@@ -16,6 +16,8 @@ export const ActivityRecord = z.object({
   userId: z.string().nullable(),
   harvestRunId: z.string().nullable(),
   organizationId: z.string().nullable(),
+  objectName: z.string().nullable(),
+  objectTitle: z.string().nullable(),
   createdAt: z.string(),
   changes: z.array(FieldChange).optional().describe('Field by field, against the previous activity you may see'),
 });
