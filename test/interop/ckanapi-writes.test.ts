@@ -276,3 +276,26 @@ test.serial('RemoteCKAN maps every refusal: NotAuthorized, ValidationError with 
   t.is(notEditor.error, 'NotAuthorized', 'mig-01 belongs to mig-roads, where the editor is no one');
   t.is((await ckanGet(target.api, 'package_show', { id: 'no-org' }, as(editor))).status, 404, 'nothing half-written');
 });
+
+test('ckanapi reads history: package_activity_list, activity_diff and package_show with activity_id', async (t) => {
+  const key = source.adminToken;
+  await action(source, key, 'package_create', 'name=mig-history', 'title=Before', 'owner_org=mig-water', 'license_id=cc-by');
+  await action(source, key, 'package_patch', 'id=mig-history', 'title=After');
+  const list = await action(source, key, 'package_activity_list', 'id=mig-history');
+  t.deepEqual(
+    list.map((a: { activity_type: string }) => a.activity_type),
+    ['changed package', 'new package'],
+  );
+  const diff = await action(source, key, 'activity_diff', `id=${list[0].id}`, 'object_type=package', 'diff_type=unified');
+  t.true(diff.diff.includes('-      "title": "Before",') || diff.diff.includes('-    "title": "Before",'), diff.diff);
+  t.true(/\+\s+"title": "After",/.test(diff.diff), diff.diff);
+  t.deepEqual(
+    diff.activities.map((a: { id: string }) => a.id),
+    [list[1].id, list[0].id],
+  );
+  const old = await action(source, key, 'package_show', 'id=mig-history', `activity_id=${list[1].id}`);
+  t.is(old.title, 'Before');
+  // Anonymous callers get the same list: the dataset has been public since it was made.
+  const anonymous = JSON.parse((await ckanapi(source, 'action', 'package_activity_list', 'id=mig-history')).stdout);
+  t.is(anonymous.length, 2);
+});
