@@ -1,3 +1,4 @@
+import { datasetActivity, datasetAtVersion } from '../domain/activity/history.ts';
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -39,6 +40,7 @@ const json = (value: unknown): CallToolResult => ({
 export const MCP_TOOL_NAMES = [
   'search_datasets',
   'get_dataset',
+  'get_dataset_history',
   'get_resource',
   'get_resource_schema',
   'query_resource',
@@ -144,10 +146,34 @@ export function createMcpServer(caller: McpCaller): McpServer {
       title: 'Get a dataset',
       description:
         'A dataset with its metadata and its resources (files and links). Pass a resource id to get_resource or get_resource_schema.',
-      inputSchema: { nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID') },
+      inputSchema: {
+        nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID'),
+        version: z.string().min(1).max(200).optional().describe('A change id from get_dataset_history: the dataset as that change left it'),
+      },
       annotations: { title: 'Get a dataset', ...READ_ONLY },
     },
-    async (args) => json(await getDataset(domain, actor, args.nameOrId, { draft: false })),
+    async (args) =>
+      json(
+        args.version
+          ? await datasetAtVersion(domain, actor, args.nameOrId, args.version)
+          : await getDataset(domain, actor, args.nameOrId, { draft: false }),
+      ),
+  );
+
+  register(
+    'get_dataset_history',
+    {
+      title: "Get a dataset's history",
+      description:
+        'What changed in a dataset, newest first: each change with when, who (a user id, or the harvest run that brought it) and its field-by-field diff. Pass a change id as `version` to get_dataset to read the dataset as it was.',
+      inputSchema: {
+        nameOrId: z.string().min(1).max(200).describe('The dataset name (slug) or UUID'),
+        limit: limit(20, 100),
+        offset,
+      },
+      annotations: { title: "Get a dataset's history", ...READ_ONLY },
+    },
+    async (args) => json(await datasetActivity(domain, actor, args.nameOrId, { limit: args.limit, offset: args.offset })),
   );
 
   register(

@@ -26,6 +26,7 @@ export const csvQueryMarkdown = (elapsedMs: number) =>
 /** The tools the server offers, all read-only, sorted by name. */
 export const MCP_TOOL_NAMES = [
   'get_dataset',
+  'get_dataset_history',
   'get_resource',
   'get_resource_schema',
   'list_groups',

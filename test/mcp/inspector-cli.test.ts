@@ -65,7 +65,7 @@ function inspector(args: string[], token?: string): Promise<InspectorRun> {
 const call = (tool: string, toolArgs: string[], token?: string) =>
   inspector(['--method', 'tools/call', '--tool-name', tool, '--tool-arg', ...toolArgs], token);
 
-test.serial('tools/list names the eight read-only tools', async (t) => {
+test.serial('tools/list names the nine read-only tools', async (t) => {
   const { code, result, stderr } = await inspector(['--method', 'tools/list']);
   t.is(code, 0, stderr);
   t.deepEqual(result.tools.map((tool: { name: string }) => tool.name).sort(), MCP_TOOL_NAMES);

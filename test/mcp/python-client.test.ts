@@ -55,7 +55,7 @@ function pythonSession(calls: Array<[string, Record<string, unknown>]>, token?: 
   });
 }
 
-test.serial('initialize negotiates with the almanac server; tools/list names the eight read-only tools', async (t) => {
+test.serial('initialize negotiates with the almanac server; tools/list names the nine read-only tools', async (t) => {
   const session = await pythonSession([]);
   t.is(session.serverInfo.name, 'almanac');
   // The newest version the pinned Python SDK offers in the initialize handshake, which the server speaks.
@@ -83,8 +83,12 @@ test.serial('every tool answers: search, dataset, resource, schema, query as a M
     ['list_organizations', { limit: 1, offset: 1 }],
     ['list_groups', {}],
     ['list_tags', { q: 'temp' }],
+    ['get_dataset_history', { nameOrId: fx.publicName }],
   ]);
   for (const call of calls) t.false(call.isError ?? true, `${call.tool}: ${call.text ?? call.exception}`);
+  const history = calls[11]!.structuredContent;
+  t.is(history.results.at(-1)?.action, 'created');
+  t.true(history.results.every((a: { objectId: string }) => a.objectId === calls[1]!.structuredContent.id));
   const [search, dataset, csv, link, schema, exampleQuery, query, orgs1, orgs2, groups, tags] = calls.map((c) => c.structuredContent);
   t.is(search.results[0]?.name, fx.publicName);
   t.deepEqual(
@@ -143,18 +147,20 @@ test.serial('private datasets: hidden from anonymous callers and other organizat
         ['get_dataset', { nameOrId: fx.privateName }],
         // A tag only the private dataset carries exists only for those who may see it.
         ['list_tags', { q: 'internal' }],
+        ['get_dataset_history', { nameOrId: fx.privateName }],
       ],
       token,
     );
-    const [search, detail, tags] = calls;
+    const [search, detail, tags, history] = calls;
     return {
       searched: search!.structuredContent.results.some((d: { name: string }) => d.name === fx.privateName),
       detail: detail!.isError === false && detail!.structuredContent.name === fx.privateName,
       privateTag: tags!.structuredContent.results.some((tag: { name: string }) => tag.name === 'internal-logs'),
+      history: history!.isError === false && history!.structuredContent.results.length > 0,
     };
   };
-  t.deepEqual(await view(), { searched: false, detail: false, privateTag: false });
-  t.deepEqual(await view(fx.outsiderToken), { searched: false, detail: false, privateTag: false });
-  t.deepEqual(await view(fx.memberToken), { searched: true, detail: true, privateTag: true });
-  t.deepEqual(await view(app.adminToken), { searched: true, detail: true, privateTag: true });
+  t.deepEqual(await view(), { searched: false, detail: false, privateTag: false, history: false });
+  t.deepEqual(await view(fx.outsiderToken), { searched: false, detail: false, privateTag: false, history: false });
+  t.deepEqual(await view(fx.memberToken), { searched: true, detail: true, privateTag: true, history: true });
+  t.deepEqual(await view(app.adminToken), { searched: true, detail: true, privateTag: true, history: true });
 });

@@ -30,7 +30,7 @@ async function connect(token?: string) {
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 const structured = <T>(result: unknown) => (result as CallToolResult).structuredContent as T;
 
-test.serial('initialize names the server; tools/list has the eight read-only tools with their parameters', async (t) => {
+test.serial('initialize names the server; tools/list has the nine read-only tools with their parameters', async (t) => {
   const client = await connect();
   t.is(client.getServerVersion()?.name, 'almanac');
   t.regex(client.getInstructions() ?? '', /search_datasets/);
