@@ -21,6 +21,14 @@ export interface ColumnSchema {
   nullable: boolean;
   nullCount: number;
   stats?: ColumnStats;
+  /**
+   * What the column holds, independent of row order and of its name: the sum of DuckDB's hash of every
+   * value in the preview (63 bits of it), nulls included, as a decimal string (the sum exceeds what a JS
+   * number holds). Equal fingerprints mean, but for a hash collision, the same values, which is how a
+   * schema diff tells a renamed column from a dropped one (src/domain/pipeline/schema-diff.ts). Only
+   * comparable between previews made by the same DuckDB version; absent from schemas made before it was kept.
+   */
+  fingerprint?: string;
 }
 
 export interface TableSchema {
@@ -70,7 +78,10 @@ export async function computeColumnSchemas(
   const aggregates = ['count(*) AS n'];
   columns.forEach((column, index) => {
     const ref = sqlIdentifier(column.name);
-    aggregates.push(`count(${ref}) AS v${index}`);
+    // A sum, not bit_xor: under xor equal values cancel out in pairs, and any two columns whose values all
+    // come in pairs look alike. Halved hashes fit a BIGINT, whose sum DuckDB adds faster than UBIGINT's.
+    const fingerprint = `coalesce(sum((hash(${ref}) >> 1)::BIGINT), 0)::VARCHAR AS fp${index}`;
+    aggregates.push(`count(${ref}) AS v${index}`, fingerprint);
     const type = mapDuckDbType(column.duckdbType);
     if (type === 'integer') {
       aggregates.push(`min(${ref})::VARCHAR AS lo${index}`, `max(${ref})::VARCHAR AS hi${index}`);
@@ -87,7 +98,8 @@ export async function computeColumnSchemas(
     columns: columns.map((column, index) => {
       const type = mapDuckDbType(column.duckdbType);
       const nullCount = rowCount - Number(row[`v${index}`] ?? 0);
-      const schema: ColumnSchema = { name: column.name, type, nullable: nullCount > 0, nullCount };
+      const fingerprint = String(row[`fp${index}`]);
+      const schema: ColumnSchema = { name: column.name, type, nullable: nullCount > 0, nullCount, fingerprint };
       if (type === 'integer') {
         schema.stats = { min: asString(row[`lo${index}`]), max: asString(row[`hi${index}`]) };
       } else if (type === 'float') {

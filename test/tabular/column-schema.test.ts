@@ -4,8 +4,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import test from 'ava';
-import { buildTabularPreview, mapDuckDbType } from '../../src/tabular/index.ts';
+import test, { type ExecutionContext } from 'ava';
+import { buildTabularPreview, mapDuckDbType, type ColumnSchema } from '../../src/tabular/index.ts';
 import { scratchDir } from './fixtures.ts';
 
 test('DuckDB types map to integer, float, boolean or string', (t) => {
@@ -16,6 +16,8 @@ test('DuckDB types map to integer, float, boolean or string', (t) => {
   const strings = ['VARCHAR', 'DATE', 'TIME', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'INTERVAL', 'UUID', 'BLOB', 'BIGINT[]'];
   for (const type of strings) t.is(mapDuckDbType(type), 'string', type);
 });
+
+const withoutFingerprint = ({ fingerprint: _, ...column }: ColumnSchema) => column;
 
 const CSV = [
   'big,f,onlynan,flag,day,empty,a,a,',
@@ -32,7 +34,8 @@ test('columns, types, null counts and ranges of a typed file', async (t) => {
   const preview = await buildTabularPreview({ sourcePath: join(dir, 'types.csv'), workDir: join(dir, 'work'), tabular: 'csv' });
   t.is(preview.schema.rowCount, 5);
   t.deepEqual(preview.duckdbTypes, ['BIGINT', 'DOUBLE', 'DOUBLE', 'BOOLEAN', 'DATE', 'VARCHAR', 'BIGINT', 'BIGINT', 'BIGINT']);
-  t.deepEqual(preview.schema.columns, [
+  for (const column of preview.schema.columns) t.regex(column.fingerprint!, /^-?\d+$/, column.name);
+  t.deepEqual(preview.schema.columns.map(withoutFingerprint), [
     // Beyond 2^53 a JS number would round these; as strings they stay exact.
     {
       name: 'big',
@@ -60,8 +63,28 @@ test('a header-only file is a schema of string columns and no rows', async (t) =
   await writeFile(join(dir, 'header.csv'), 'id,name\n');
   const preview = await buildTabularPreview({ sourcePath: join(dir, 'header.csv'), workDir: join(dir, 'work'), tabular: 'csv' });
   t.is(preview.schema.rowCount, 0);
-  t.deepEqual(preview.schema.columns, [
+  t.deepEqual(preview.schema.columns.map(withoutFingerprint), [
     { name: 'id', type: 'string', nullCount: 0, nullable: false },
     { name: 'name', type: 'string', nullCount: 0, nullable: false },
   ]);
+});
+
+async function fingerprints(t: ExecutionContext, name: string, csv: string) {
+  const dir = await scratchDir(t);
+  await writeFile(join(dir, name), csv);
+  const preview = await buildTabularPreview({ sourcePath: join(dir, name), workDir: join(dir, 'work'), tabular: 'csv' });
+  return Object.fromEntries(preview.schema.columns.map((column) => [column.name, column.fingerprint]));
+}
+
+test('a fingerprint follows the values of a column, not their order, nor its name or position', async (t) => {
+  const first = await fingerprints(t, 'first.csv', 'id,label,pairs,other\n1,a,1,2\n2,b,1,2\n3,,4,4\n4,c,4,4\n');
+  const shuffled = await fingerprints(t, 'shuffled.csv', 'name,key\nc,4\n,3\na,1\nb,2\n');
+  t.is(shuffled.key, first.id);
+  t.is(shuffled.name, first.label);
+  t.not(first.id, first.label);
+  // Values that come in pairs: an order-free xor of hashes would make these two alike.
+  t.not(first.pairs, first.other);
+  const edited = await fingerprints(t, 'edited.csv', 'id,label\n1,a\n2,b\n3,\n5,c\n');
+  t.not(edited.id, first.id);
+  t.is(edited.label, first.label);
 });

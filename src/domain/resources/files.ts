@@ -4,6 +4,7 @@ import type { DomainContext } from '../context.ts';
 import { conflict, noPreview, notFound, notText } from '../errors.ts';
 import { presentPipelineStatus } from '../pipeline/record.ts';
 import type { PreviewRecord } from '../pipeline/preview-record.ts';
+import type { TableSchema } from '../../tabular/column-schema.ts';
 import { loadReadableResource } from './access-query.ts';
 import { loadVisibleResource } from './resources.ts';
 import { completedUploadOf, liveSourceKey } from './stored-objects.ts';
@@ -34,7 +35,12 @@ export async function resourceSchema(ctx: DomainContext, actor: Actor, id: strin
   const { resource } = await loadReadableResource(ctx, actor, id);
   const preview = resource.extras.preview as PreviewRecord | null | undefined;
   const queryable = resource.extras.queryable === true && !!preview?.schema;
-  return { id: resource.id, queryable, schema: queryable ? preview!.schema! : null };
+  return { id: resource.id, queryable, schema: queryable ? presentTableSchema(preview!.schema!) : null };
+}
+
+/** The spec's fields: a column's fingerprint is the schema diff's, opaque and no use to a reader. */
+function presentTableSchema({ rowCount, columns, previewTruncated }: TableSchema) {
+  return { rowCount, columns: columns.map(({ fingerprint: _, ...column }) => column), previewTruncated };
 }
 
 export interface StoredObject {
