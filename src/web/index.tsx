@@ -13,6 +13,8 @@ import { checkCsrf } from './csrf.ts';
 import { readForm } from './form.ts';
 import { renderMarkdown } from './markdown.ts';
 import { DatasetPageView } from './pages/dataset.tsx';
+import { HistoryPage } from './pages/history.tsx';
+import { datasetActivity } from '../domain/activity/history.ts';
 import { GroupPageView, GroupsPage } from './pages/groups.tsx';
 import { HomePage } from './pages/home.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -106,6 +108,15 @@ export function webRouter(services: DomainServices) {
       !dataset.private && dataset.state === 'active' ? schemaOrgScriptText(site, { ...dataset, resources: dataset.resources ?? [] }) : null;
     const notesHtml = dataset.notes ? renderMarkdown(dataset.notes) : null;
     sendPage(ctx, <DatasetPageView frame={frame} dataset={dataset} notesHtml={notesHtml} jsonLd={jsonLd} editable={editable} />);
+  });
+
+  mountPage(router, services, 'GET /dataset/:name/history', async (ctx) => {
+    const [frame, dataset, history] = await Promise.all([
+      frameOf(ctx, services),
+      getDataset(domainOf(ctx), actorOf(ctx), ctx.params.name!, { draft: false }),
+      datasetActivity(domainOf(ctx), actorOf(ctx), ctx.params.name!, { offset: 0, limit: 100 }),
+    ]);
+    sendPage(ctx, <HistoryPage frame={frame} dataset={dataset} history={history} />);
   });
 
   for (const [path, kind, groupKind, filter] of [

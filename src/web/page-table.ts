@@ -14,6 +14,7 @@ export const WEB_PAGES = {
   'GET /dataset/new': {},
   'POST /dataset/new': {},
   'GET /dataset/:name': {},
+  'GET /dataset/:name/history': {},
   'GET /dataset/:name/edit': {},
   'POST /dataset/:name/edit': {},
   'POST /dataset/:name/resources': {},

@@ -2,9 +2,9 @@ import test, { type ExecutionContext } from 'ava';
 import { withActivityActor } from '../../src/domain/activity/actor-scope.ts';
 import { applyHarvestPage } from '../../src/domain/harvest/apply.ts';
 import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
-import { ckanPost } from '../helpers/ckan.ts';
+import { ckanGet, ckanPost, resultOf } from '../helpers/ckan.ts';
 import { anonymous, as, type Auth } from '../helpers/client.ts';
-import { groupWithMembers, ORGANIZATIONS } from '../helpers/groups.ts';
+import { CATEGORIES, createGroup, groupWithMembers, ORGANIZATIONS } from '../helpers/groups.ts';
 import { domainContext, harvestRecord, makeRun, makeSource } from '../helpers/harvest-domain.ts';
 import { unique } from '../helpers/names.ts';
 
@@ -233,4 +233,61 @@ test('a harvest run, an organization change and a purge are activities too', asy
     'a purged dataset is no one’s but a sysadmin’s to see',
   );
   t.is((await app.api.get(`/api/v1/activity/${purged!.id}`, app.sysadmin)).status, 200);
+});
+
+test('the CKAN activity actions and the web page follow the same rule through time', async (t) => {
+  const org = await orgWithRoles(t);
+  const editor = as(people.editor);
+  const category = await createGroup(t, app, CATEGORIES, { name: unique('cat') });
+  const name = unique('ck');
+  const created = await app.api.post(
+    PKG,
+    { name, title: 'Private one', ownerOrg: org.name, licenseId: 'cc-by-4.0', private: true },
+    editor,
+  );
+  t.is(created.status, 201, created.text);
+  const body = { name, title: 'Public one', ownerOrg: org.name, licenseId: 'cc-by-4.0', private: false };
+  t.is((await app.api.put(`${PKG}/${name}`, body, editor)).status, 200);
+  const [publicChange, privateCreate] = await activities(t, name);
+
+  const ckan = async (action: string, params: Record<string, string>, auth: Auth) => {
+    const reply = await ckanGet(app.api, action, params, auth);
+    return reply.status === 200 ? resultOf(reply) : reply.status;
+  };
+  const ids = (list: Array<{ id: string }> | number) => (typeof list === 'number' ? list : list.map((a) => a.id));
+  const ours = (list: Array<{ id: string }>) => list.filter((a) => a.id === publicChange.id || a.id === privateCreate.id).map((a) => a.id);
+  for (const [auth, expected] of [
+    [anonymous, [publicChange.id]],
+    [as(people.outsider), [publicChange.id]],
+    [as(people.member), [publicChange.id, privateCreate.id]],
+    [editor, [publicChange.id, privateCreate.id]],
+    [app.sysadmin, [publicChange.id, privateCreate.id]],
+  ] as const) {
+    t.deepEqual(ids(await ckan('package_activity_list', { id: name }, auth)), expected);
+    t.deepEqual(ours(await ckan('organization_activity_list', { id: org.name }, auth)), expected);
+    t.deepEqual(ours(await ckan('recently_changed_packages_activity_list', { limit: '100' }, auth)), expected);
+    const hidden = expected.length === 1;
+    t.is(await ckan('activity_show', { id: privateCreate.id }, auth).then((r) => (typeof r === 'number' ? r : 200)), hidden ? 404 : 200);
+    t.is(
+      await ckan('activity_data_show', { id: privateCreate.id }, auth).then((r) => (typeof r === 'number' ? r : 200)),
+      hidden ? 404 : 200,
+    );
+    const page = await app.api.get(`/dataset/${name}/history`, { ...auth, headers: { Accept: 'text/html' } });
+    t.is(page.status, 200);
+    t.is(page.text.includes('Private one'), !hidden, 'the private title shows in the page’s diff only to those who could see it');
+  }
+  const shown = await ckan('activity_show', { id: publicChange.id }, anonymous);
+  t.like(shown, {
+    activity_type: 'changed package',
+    object_id: created.body.id,
+    user_id: people.editor.id,
+    data: { package: { title: 'Public one' } },
+  });
+  // The category's own history: created by the sysadmin, as its record.
+  const categoryFeed = (await app.api.get(`${CATEGORIES}/${category.name}/activity`, anonymous)).body.results as Activity[];
+  t.deepEqual(
+    categoryFeed.map((a) => a.action),
+    ['created'],
+  );
+  t.deepEqual(ids(await ckan('group_activity_list', { id: category.name }, anonymous)), [categoryFeed[0].id]);
 });

@@ -109,13 +109,16 @@ export function DatasetPageView(props: {
           {d.private && <span class="badge">Private</span>}
           {d.state !== 'active' && <span class="badge">{d.state === 'draft' ? 'Draft' : 'Deleted'}</span>}
         </h1>
-        {props.editable && d.state === 'active' && !d.harvest && (
-          <p class="actions">
+        <p class="actions">
+          {props.editable && d.state === 'active' && !d.harvest && (
             <a class="button secondary" href={`/dataset/${encodeURIComponent(d.name)}/edit`}>
               Edit
             </a>
-          </p>
-        )}
+          )}{' '}
+          <a class="button secondary" href={`/dataset/${encodeURIComponent(d.name)}/history`}>
+            History
+          </a>
+        </p>
         <div class="dataset-layout">
           <div>
             {props.notesHtml ? (
