@@ -291,3 +291,56 @@ test('the CKAN activity actions and the web page follow the same rule through ti
   );
   t.deepEqual(ids(await ckan('group_activity_list', { id: category.name }, anonymous)), [categoryFeed[0].id]);
 });
+
+test('history through time, in other orders: public → private → public, public → deleted → restored, private → deleted', async (t) => {
+  const org = await orgWithRoles(t);
+  const editor = as(people.editor);
+  const make = async (fields: Record<string, unknown>) => {
+    const res = await app.api.post(PKG, { name: unique('ord'), ownerOrg: org.name, licenseId: 'cc-by-4.0', ...fields }, editor);
+    t.is(res.status, 201, res.text);
+    return res.body as { id: string; name: string };
+  };
+  const put = async (d: { name: string }, fields: Record<string, unknown>) =>
+    t.is(
+      (await app.api.put(`${PKG}/${d.name}`, { name: d.name, ownerOrg: org.name, licenseId: 'cc-by-4.0', ...fields }, editor)).status,
+      200,
+    );
+  const seen = async (d: { id: string }, auth: Auth) => {
+    const res = await app.api.get(`${PKG}/${d.id}/activity`, auth);
+    return res.status === 200
+      ? (res.body.results as Activity[]).map((a) => `${a.action}:${(a.changes ?? []).map((c) => c.path).join('+')}`)
+      : res.status;
+  };
+
+  const flip = await make({ title: 'one' });
+  await put(flip, { title: 'hidden', private: true });
+  await put(flip, { title: 'two', private: false });
+  t.deepEqual(await seen(flip, editor), [
+    'changed:title+private',
+    'changed:title+private',
+    'created:' + (await seen(flip, editor).then((l) => (l as string[])[2]!.split(':')[1])),
+  ]);
+  const publicView = (await seen(flip, anonymous)) as string[];
+  t.is(publicView.length, 2, 'the private spell is not shown to the public');
+  t.is(publicView[0], 'changed:title', 'and the public diff skips it: title one → two, privacy unchanged for them');
+  t.deepEqual(await seen(flip, as(people.outsider)), publicView);
+  t.is(((await seen(flip, as(people.member))) as string[]).length, 3);
+
+  const restored = await make({ title: 'kept' });
+  t.is((await app.api.delete(`${PKG}/${restored.id}`, editor)).status, 204);
+  t.is((await app.api.post(`${PKG}/${restored.id}/restore`, {}, app.sysadmin)).status, 200);
+  t.deepEqual(
+    ((await seen(restored, anonymous)) as string[]).map((a) => a.split(':')[0]),
+    ['restored', 'created'],
+  );
+  t.deepEqual(
+    ((await seen(restored, editor)) as string[]).map((a) => a.split(':')[0]),
+    ['restored', 'deleted', 'created'],
+  );
+
+  const gone = await make({ title: 'secret', private: true });
+  t.is((await app.api.delete(`${PKG}/${gone.id}`, editor)).status, 204);
+  t.is(await seen(gone, anonymous), 404);
+  t.is(await seen(gone, as(people.member)), 404, 'a deleted dataset is its editors’');
+  t.is(((await seen(gone, editor)) as string[]).length, 2);
+});

@@ -53,6 +53,7 @@ test('DELETE /admin/data removes every dataset, organization, category and tag, 
   t.is((await app.api.get('/api/v1/groups', auth)).body.count, 0);
   t.is((await app.api.get('/api/v1/tags', auth)).body.count, 0);
   t.deepEqual((await app.api.get('/api/v1/resources/count', auth)).body, { count: 0 });
+  t.is((await app.api.get('/api/v1/activity', auth)).body.count, 0, 'the history goes with the catalog');
   t.is((await app.api.get('/api/v1/admin/users/stats', auth)).body.total, usersBefore, 'users stay');
   t.is((await app.api.get('/api/v1/users/me', { token: user.token })).status, 200, 'and so do their tokens');
 });
