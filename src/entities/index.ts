@@ -21,6 +21,7 @@ export {
   type HarvestOutcome,
 } from './harvest-run.ts';
 export { MetadataProfile } from './metadata-profile.ts';
+export { ResourceVersion } from './resource-version.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -31,6 +32,7 @@ import { SearchPoint } from './search-point.ts';
 import { HarvestRun, HarvestRunPage, HarvestRunRecord } from './harvest-run.ts';
 import { HarvestSource } from './harvest-source.ts';
 import { MetadataProfile } from './metadata-profile.ts';
+import { ResourceVersion } from './resource-version.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -56,4 +58,5 @@ export const allEntities = [
   HarvestRunRecord,
   HarvestRunPage,
   MetadataProfile,
+  ResourceVersion,
 ];

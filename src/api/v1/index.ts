@@ -13,6 +13,7 @@ import { organizationRoutes } from './organizations/index.ts';
 import { packageRoutes } from './packages/index.ts';
 import { profileRoutes } from './profiles/index.ts';
 import { resourceRoutes } from './resources/index.ts';
+import { resourceVersionRoutes } from './resources/versions.ts';
 import { siteRoutes } from './site/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tagRoutes } from './tags/index.ts';
@@ -24,6 +25,7 @@ export const v1Routes: Route[] = [
   ...authRoutes,
   ...packageRoutes,
   ...resourceRoutes,
+  ...resourceVersionRoutes,
   ...storageRoutes,
   ...userRoutes,
   ...tokenRoutes,
