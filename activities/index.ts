@@ -44,7 +44,13 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
       return deleteDraftRecord(orm.em.fork(), datasetId);
     },
     async sweepStorage(olderThanSeconds: number): Promise<StorageSweepCounts> {
-      const deps = { em: orm.em.fork(), storage, dataDir: config.dataDir, heartbeat: () => Context.current().heartbeat() };
+      const deps = {
+        em: orm.em.fork(),
+        storage,
+        dataDir: config.dataDir,
+        retention: config.versions.retention,
+        heartbeat: () => Context.current().heartbeat(),
+      };
       const { scanned, orphanCount, orphanBytes, removedCount } = await sweepOrphans(deps, { remove: true, olderThanSeconds });
       return { scanned, orphanCount, orphanBytes, removedCount };
     },

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { email, password, username } from './domain/users/fields.ts';
+import { parseVersionRetention } from './domain/resources/version-retention.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -100,6 +101,15 @@ const EnvSchema = z
     LINK_CHECK_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
     STORAGE_SWEEP_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
     STORAGE_SWEEP_GRACE: duration.pipe(z.number().min(0)).default(3_600_000),
+    // Earlier data versions of a resource: all, the newest N (last:N) or those of the last N days (days:N).
+    VERSION_RETENTION: z
+      .string()
+      .transform((text, ctx) => {
+        const policy = parseVersionRetention(text);
+        if (!policy) ctx.addIssue({ code: 'custom', message: 'expected all, last:<N> or days:<N>' });
+        return policy ?? { keep: 'all' as const };
+      })
+      .default({ keep: 'all' }),
     LINK_CHECK_TIMEOUT: duration.pipe(z.number().min(100, 'at least 100ms').max(300_000, 'at most 5m')).default(10_000),
 
     // Embeddings: a local ONNX model (default), an OpenAI-compatible server, or none (keyword-only search).
@@ -245,6 +255,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         },
     uploads: { maxBytes: e.UPLOAD_MAX_BYTES, urlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS },
     pipeline: { previewMaxBytes: e.PREVIEW_MAX_BYTES },
+    versions: { retention: e.VERSION_RETENTION },
     query: { maxProcesses: e.QUERY_MAX_PROCESSES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
     search: { language: e.SEARCH_LANGUAGE },

@@ -22,6 +22,7 @@ export {
 } from './harvest-run.ts';
 export { MetadataProfile } from './metadata-profile.ts';
 export { Activity, ACTIVITY_OBJECT_TYPES, type ActivityObjectType } from './activity.ts';
+export { ResourceVersion } from './resource-version.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -33,6 +34,7 @@ import { HarvestRun, HarvestRunPage, HarvestRunRecord } from './harvest-run.ts';
 import { HarvestSource } from './harvest-source.ts';
 import { MetadataProfile } from './metadata-profile.ts';
 import { Activity } from './activity.ts';
+import { ResourceVersion } from './resource-version.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -59,4 +61,5 @@ export const allEntities = [
   HarvestRunPage,
   MetadataProfile,
   Activity,
+  ResourceVersion,
 ];

@@ -39,8 +39,12 @@ const DATA_ONLY: ReadonlySet<string> = new Set(['data']);
 let tables = DATA_ONLY;
 
 function refuse(what: string): never {
-  // By content: a query over one preview may pass its own set holding `data`.
-  const readable = tables.size === 1 && tables.has('data') ? 'the table "data"' : 'the resources it names by id (that you may read)';
+  // By content: a query over one preview passes `data` (and the versions it attached, `version_<n>`).
+  const readable = !tables.has('data')
+    ? 'the resources it names by id (that you may read)'
+    : tables.size === 1
+      ? 'the table "data"'
+      : `the tables ${[...tables].map((name) => `"${name}"`).join(', ')}`;
   throw new SourceRefused(`${what} is not available here: a query reads ${readable}, its own CTEs and ${[...TABLE_FUNCTIONS].join(', ')}.`);
 }
 

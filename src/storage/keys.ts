@@ -5,7 +5,7 @@
  */
 export const resourcePrefix = (resourceId: string) => `resources/${resourceId}/`;
 /**
- * A link's bytes as the pipeline fetched them (capped), so later steps never go back to the remote host.
+ * A link's bytes as the pipeline fetched them (capped) before each run had its own key (`fetchedKey`).
  * Uploads completed before upload sessions existed also live here.
  */
 export const sourceKey = (resourceId: string) => `${resourcePrefix(resourceId)}source`;
@@ -15,6 +15,11 @@ export const sourceKey = (resourceId: string) => `${resourcePrefix(resourceId)}s
  * URL still alive after completion writes only here, never over the file.
  */
 export const uploadKey = (resourceId: string, session: string) => `${resourcePrefix(resourceId)}uploads/${session}`;
+/**
+ * A link's bytes as one pipeline run fetched them: each run its own key, so an older version of the
+ * resource keeps the bytes it was made from while the next run fetches the link again.
+ */
+export const fetchedKey = (resourceId: string, runId: string) => `${resourcePrefix(resourceId)}sources/${runId}`;
 /** An uploaded file, one key per upload session; the resource's record names the one it serves. */
 export const fileKey = (resourceId: string, session: string) => `${resourcePrefix(resourceId)}files/${session}`;
 /** The typed Parquet preview one pipeline run made; the resource's record names the one being served. */

@@ -143,11 +143,11 @@ for (const store of STORES) {
     t.deepEqual(await download(site, id), NEW);
     await settled(site, id);
     t.deepEqual(await columns(site, id), ['river', 'length_km', 'country']);
-    t.deepEqual(
-      (await objects(site, id)).filter((key) => !key.startsWith('previews/') && key !== 'contents.txt').length,
-      1,
-      'the old file is gone',
-    );
+    const files = (await objects(site, id)).filter((key) => !key.startsWith('previews/') && key !== 'contents.txt');
+    t.is(files.length, 2, 'the staged bytes are gone; the old file stays, as version 1 (issue 30 §2)');
+    t.true(files.every((key) => key.startsWith('files/')));
+    const versionOne = await fetch(`${site.app.url}${V1}/resources/${id}/versions/1/download`);
+    t.deepEqual(Buffer.from(await versionOne.arrayBuffer()), OLD);
   });
 
   test(`[${store}] once upload-complete has run, its upload URL can no longer change the file${isLocal ? ' (409 upload_session_closed)' : ''}, nor can a URL a newer one replaced`, async (t) => {

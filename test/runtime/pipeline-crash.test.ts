@@ -5,7 +5,8 @@ import { startWorkerFor } from '../helpers/worker.ts';
 
 /**
  * A worker killed (SIGKILL) in the middle of a pipeline step: another worker picks the step up once its
- * heartbeat stops, and the pipeline completes exactly once, in one workflow run, with one preview.
+ * heartbeat stops, and the pipeline completes exactly once, in one workflow run, with one preview and
+ * one data version.
  */
 
 // About 70 MB: past the 50 MB preview limit, so the preview step has real work when the kill lands.
@@ -123,4 +124,8 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
   for await (const object of app.almanac.services.storage.list(`resources/${id}/previews/`)) previews.push(object.key);
   const served = (await app.api.get(`/api/v1/resources/${id}`, auth)).body.extras.preview.key;
   t.deepEqual(previews, [served], 'one preview object');
+  // The version is written in the transaction that serves the preview: the killed attempt left none, the retry one.
+  const versions = (await app.api.get(`/api/v1/resources/${id}/versions`, auth)).body;
+  t.is(versions.count, 1, JSON.stringify(versions));
+  t.like(versions.results[0], { version: 1, current: true, rowCount: schema.schema.rowCount });
 });

@@ -116,3 +116,18 @@ test('no alias reaches a denied function under another name', async (t) => {
     t.true(DENIED_FUNCTIONS.has(String(row.function_name).toLowerCase()), `${row.function_name} is an alias of ${row.alias_of}`);
   }
 });
+
+test('a query that attached two versions reads exactly `data` and those, and names them when it refuses another', async (t) => {
+  const attached = new Set(['data', 'version_1', 'version_3']);
+  for (const sql of ['SELECT * FROM version_1 a JOIN version_3 b USING (id)', 'SELECT * FROM data, main.version_3']) {
+    const tree = await parse(sql);
+    t.notThrows(() => assertReadsOnlyData(tree, attached), sql);
+  }
+  for (const sql of ['SELECT * FROM version_2', 'SELECT * FROM other.version_1', 'SELECT * FROM duckdb_tables()']) {
+    const tree = await parse(sql);
+    const error = t.throws(() => assertReadsOnlyData(tree, attached), { instanceOf: SourceRefused }, sql);
+    t.regex(error!.message, /the tables "data", "version_1", "version_3"/);
+  }
+  const alone = await parse('SELECT * FROM version_1');
+  t.throws(() => assertReadsOnlyData(alone), { instanceOf: SourceRefused }, 'a query that attached none reads none');
+});

@@ -14,6 +14,7 @@ import { organizationRoutes } from './organizations/index.ts';
 import { packageRoutes } from './packages/index.ts';
 import { profileRoutes } from './profiles/index.ts';
 import { resourceRoutes } from './resources/index.ts';
+import { resourceVersionRoutes } from './resources/versions.ts';
 import { siteRoutes } from './site/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tagRoutes } from './tags/index.ts';
@@ -26,6 +27,7 @@ export const v1Routes: Route[] = [
   ...packageRoutes,
   ...activityRoutes,
   ...resourceRoutes,
+  ...resourceVersionRoutes,
   ...storageRoutes,
   ...userRoutes,
   ...tokenRoutes,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { contentsKey } from '../../storage/keys.ts';
 import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
+import { keepServedAsVersion, unversionedKeys } from './version-record.ts';
 
 /**
  * The pipeline's own account of a resource, kept in `resources.extras` (DESIGN §4): `pipeline` (status
@@ -63,15 +64,20 @@ export async function markQueued(em: EntityManager, resourceId: string, workflow
 
 /**
  * The resource's bytes changed (a new file, another link): what the pipeline made of the old ones no
- * longer describes it, so it stops being served at once. Returns the objects that held it, for removal.
+ * longer describes it, so it stops being served at once. Returns the objects that held it and that no
+ * version keeps (src/domain/pipeline/version-record.ts), for removal; `extra` are more such candidates.
  */
-export async function invalidateOutputs(em: EntityManager, resourceId: string): Promise<string[]> {
-  const [row] = await em.execute<{ preview: PreviewRecord | null }[]>(
-    `update resources r set extras = r.extras || ?::jsonb, updated_at = now() from resources old
-     where r.id = ? and old.id = r.id returning old.extras->'preview' as preview`,
-    [JSON.stringify({ queryable: false, preview: null, detected: null, contents: null }), resourceId],
-  );
-  return row?.preview ? [servedPreviewKey(resourceId, row.preview), contentsKey(resourceId)] : [contentsKey(resourceId)];
+export async function invalidateOutputs(em: EntityManager, resourceId: string, extra: string[] = []): Promise<string[]> {
+  return em.transactional(async (tx) => {
+    await keepServedAsVersion(tx, resourceId);
+    const [row] = await tx.execute<{ preview: PreviewRecord | null }[]>(
+      `update resources r set extras = r.extras || ?::jsonb, updated_at = now() from resources old
+       where r.id = ? and old.id = r.id returning old.extras->'preview' as preview`,
+      [JSON.stringify({ queryable: false, preview: null, detected: null, contents: null }), resourceId],
+    );
+    const outputs = row?.preview ? [servedPreviewKey(resourceId, row.preview), contentsKey(resourceId)] : [contentsKey(resourceId)];
+    return unversionedKeys(tx, resourceId, [...outputs, ...extra]);
+  });
 }
 
 /** The run takes over the record; false when the resource is gone. */
@@ -95,7 +101,8 @@ export async function markStarted(
 }
 
 /**
- * Sets one step's status (and merges `results` into extras in the same statement). Steps are few, so the
+ * Sets one step's status (and merges `results` into extras in the same statement; `also` writes in the
+ * same transaction). Steps are few, so the
  * record is read, changed and written under a row lock rather than patched by path.
  */
 export async function markStep(
@@ -104,11 +111,13 @@ export async function markStep(
   runId: string,
   name: PipelineStepName,
   status: StepStatus,
-  options: { error?: string; results?: Record<string, unknown> } = {},
+  options: { error?: string; results?: Record<string, unknown>; also?: (tx: EntityManager) => Promise<void> } = {},
 ): Promise<boolean> {
   return em.transactional(async (tx) => {
     const pipeline = await lockedRun(tx, resourceId, runId);
     if (!pipeline) return false;
+    // What must commit with the step's results or not at all (the version its preview makes).
+    await options.also?.(tx);
     const steps = pipeline.steps.map((s) =>
       s.name !== name
         ? s

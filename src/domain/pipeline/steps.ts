@@ -2,16 +2,19 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
 import { pipeline as pump } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.ts';
 import { Dataset, Resource } from '../../entities/index.ts';
 import type { SearchServices } from '../../search/search-services.ts';
 import { syncDatasetSearch } from '../../search/sync.ts';
-import { contentsKey, previewKey, resourcePrefix, sourceKey } from '../../storage/keys.ts';
+import { contentsKey, fetchedKey, previewKey, resourcePrefix } from '../../storage/keys.ts';
 import { liveSourceKey } from '../resources/stored-objects.ts';
 import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
+import { keepServedAsVersion, recordVersion, unversionedKeys } from './version-record.ts';
+import type { TableSchema } from '../../tabular/column-schema.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
 import { linkFailureReason } from './link-failures.ts';
@@ -110,11 +113,13 @@ async function step<T extends Record<string, unknown>>(
   resourceId: string,
   runId: string,
   name: PipelineStepName,
+  options: { also?: (tx: EntityManager, results: T) => Promise<void> },
   work: () => Promise<T>,
 ): Promise<T> {
   if (!(await markStep(deps.em, resourceId, runId, name, 'running'))) throw superseded();
   const results = await work();
-  if (!(await markStep(deps.em, resourceId, runId, name, 'succeeded', { results }))) throw superseded();
+  const also = options.also && ((tx: EntityManager) => options.also!(tx, results));
+  if (!(await markStep(deps.em, resourceId, runId, name, 'succeeded', { results, also }))) throw superseded();
   return results;
 }
 
@@ -127,7 +132,11 @@ const LINK_FETCH_TIMEOUT_MS = 120_000;
  * Private network addresses are refused (src/net/safe-fetch.ts).
  */
 export async function fetchStep(deps: StepDeps, resourceId: string, runId: string) {
-  await step(deps, resourceId, runId, 'fetch', async () => {
+  const key = fetchedKey(resourceId, runId);
+  const previous = await loadResource(deps.em, resourceId).then((resource) => resource && liveSourceKey(resource));
+  // A preview from before versions existed becomes version 1 while the record still names the bytes it was made of.
+  const also = (tx: EntityManager) => keepServedAsVersion(tx, resourceId);
+  await step(deps, resourceId, runId, 'fetch', { also }, async () => {
     const resource = await loadResource(deps.em, resourceId);
     if (!resource?.url) throw new PipelineError('The resource has no URL.');
     const maxBytes = deps.config.pipeline.previewMaxBytes + 64 * 1024;
@@ -152,10 +161,22 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
       response.discard();
       throw err;
     });
-    const { size } = await deps.storage.put(sourceKey(resourceId), response.body, { contentType });
+    const hash = createHash('sha256');
+    const hashed = response.body.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      }),
+    );
+    response.body.once('error', (err) => hashed.destroy(err));
+    const { size } = await deps.storage.put(key, hashed, { contentType });
     await removeIfDeleted(deps, resourceId);
     return {
       fetched: {
+        key,
+        sha256: hash.digest('hex'),
         url: response.url,
         httpStatus: response.status,
         contentType: contentType ?? null,
@@ -165,12 +186,13 @@ export async function fetchStep(deps: StepDeps, resourceId: string, runId: strin
       },
     };
   });
+  if (previous && previous !== key) await removeUnversioned(deps, resourceId, [previous]);
 }
 
 /** What the content is, whatever the name or declared format says. */
 export async function inspectStep(deps: StepDeps, resourceId: string, runId: string): Promise<DetectedFormat> {
   const previous = await servedPreview(deps, resourceId);
-  const { detected } = await step(deps, resourceId, runId, 'inspect', () =>
+  const { detected } = await step(deps, resourceId, runId, 'inspect', {}, () =>
     withWorkDir(async (dir) => {
       const resource = await loadResource(deps.em, resourceId);
       if (!resource) throw new PipelineError('The resource was deleted.');
@@ -206,9 +228,17 @@ async function servedPreview(deps: StepDeps, resourceId: string) {
   return row?.preview ?? null;
 }
 
-/** Removes the object of a preview no longer served (`kept` is the one that is); the sweeper catches a removal lost to a crash. */
+/**
+ * Removes the object of a preview no longer served (`kept` is the one that is) unless a version keeps it;
+ * the sweeper catches a removal lost to a crash.
+ */
 async function retirePreview(deps: StepDeps, resourceId: string, previous: PreviewRecord | null, kept: string | null) {
-  if (previous && servedPreviewKey(resourceId, previous) !== kept) await deps.storage.remove(servedPreviewKey(resourceId, previous));
+  if (previous && servedPreviewKey(resourceId, previous) !== kept)
+    await removeUnversioned(deps, resourceId, [servedPreviewKey(resourceId, previous)]);
+}
+
+async function removeUnversioned(deps: StepDeps, resourceId: string, keys: string[]) {
+  await Promise.all((await unversionedKeys(deps.em, resourceId, keys)).map((key) => deps.storage.remove(key)));
 }
 
 /**
@@ -220,12 +250,20 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
   const maxBytes = deps.config.pipeline.previewMaxBytes;
   const previous = await servedPreview(deps, resourceId);
   const key = previewKey(resourceId, runId);
-  await step(deps, resourceId, runId, 'preview', () =>
+  let readFrom = '';
+  let replaced: string[] = [];
+  // The version this preview makes is recorded in the transaction that makes it the served one.
+  const also = (tx: EntityManager, results: { preview: { key: string; schema: TableSchema; createdAt: string } }) => {
+    replaced = [];
+    return recordVersion(tx, resourceId, readFrom, results.preview, replaced);
+  };
+  await step(deps, resourceId, runId, 'preview', { also }, () =>
     withWorkDir(async (dir) => {
       const resource = await loadResource(deps.em, resourceId);
       if (!resource) throw new PipelineError('The resource was deleted.');
+      readFrom = liveSourceKey(resource);
       // A little past the limit, so the cut can tell whether the limit fell exactly on a row's end.
-      const { file, size } = await downloadHead(deps.storage, liveSourceKey(resource), maxBytes + 64 * 1024, dir);
+      const { file, size } = await downloadHead(deps.storage, readFrom, maxBytes + 64 * 1024, dir);
       deps.heartbeat();
       const built = await buildTabularPreview({ sourcePath: file, workDir: dir, maxBytes, tabular });
       deps.heartbeat();
@@ -242,6 +280,7 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
     }),
   );
   await retirePreview(deps, resourceId, previous, key);
+  await removeUnversioned(deps, resourceId, replaced);
 }
 
 /**
@@ -249,7 +288,7 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
  * any other text format, the head of the file.
  */
 export async function textStep(deps: StepDeps, resourceId: string, runId: string, tabular: 'csv' | 'tsv' | null) {
-  await step(deps, resourceId, runId, 'text', () =>
+  await step(deps, resourceId, runId, 'text', {}, () =>
     withWorkDir(async (dir) => {
       let text: string;
       if (tabular) {
@@ -280,7 +319,7 @@ export const isTextFormat = (detected: DetectedFormat) =>
 
 /** The dataset's search state sees the resource as it now is: its columns and its text included. */
 export async function indexStep(deps: StepDeps, resourceId: string, runId: string) {
-  await step(deps, resourceId, runId, 'index', async () => {
+  await step(deps, resourceId, runId, 'index', {}, async () => {
     const resource = await loadResource(deps.em, resourceId);
     const dataset = resource?.dataset as Dataset | undefined;
     if (dataset?.state === 'active') await syncDatasetSearch(deps, dataset.id);

@@ -39,7 +39,7 @@ export async function resourceSchema(ctx: DomainContext, actor: Actor, id: strin
 }
 
 /** The spec's fields: a column's fingerprint is the schema diff's, opaque and no use to a reader. */
-function presentTableSchema({ rowCount, columns, previewTruncated }: TableSchema) {
+export function presentTableSchema({ rowCount, columns, previewTruncated }: TableSchema) {
   return { rowCount, columns: columns.map(({ fingerprint: _, ...column }) => column), previewTruncated };
 }
 

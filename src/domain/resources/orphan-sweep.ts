@@ -7,6 +7,10 @@ import type { ObjectStore } from '../../storage/object-store.ts';
 import { isUuid } from '../ids.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import { orphanReason, type StoredResource } from './orphans.ts';
+import type { VersionRetention } from './version-retention.ts';
+import { versionedKeys } from './version-store.ts';
+
+const KEEP_ALL: VersionRetention = { keep: 'all' };
 
 /** Keys looked up in the database at once. */
 const BATCH = 500;
@@ -35,6 +39,8 @@ export interface SweepDeps {
   storage: ObjectStore;
   /** Where this process keeps its query copies of previews (`<dataDir>/query-cache`). */
   dataDir: string;
+  /** How long earlier data versions are kept (keep all when absent). */
+  retention?: VersionRetention;
   /** Called as the listing goes, so a long sweep shows it is alive. */
   heartbeat?: () => void;
 }
@@ -42,7 +48,8 @@ export interface SweepDeps {
 /**
  * Every object no record serves (a resource deleted while a write was landing, an upload never
  * completed, bytes sent to an upload URL after completion, a preview or file that a crash kept from being
- * removed) and every local query copy of a preview no longer served. With `remove`, those last modified
+ * removed, the file and preview of a version retention lets go) and every local query copy of a preview
+ * no version or record names. With `remove`, the rows of versions retention lets go are deleted first. With `remove`, those last modified
  * more than `olderThanSeconds` ago are removed: younger ones may belong to a write whose record is about
  * to name them. The admin endpoint and the scheduled `sweep-storage` job both run it.
  */
@@ -68,9 +75,10 @@ export async function sweepOrphans(deps: SweepDeps, options: { remove: boolean; 
       deps.em,
       batch.map((o) => resourceIdOfKey(o.key)),
     );
+    const versioned = await versionedKeys(deps.em, [...rows.keys()], deps.retention ?? KEEP_ALL, now, options.remove);
     for (const object of batch) {
       const id = resourceIdOfKey(object.key);
-      const reason = orphanReason(object.key, (id && rows.get(id)) || null, now);
+      const reason = orphanReason(object.key, (id && rows.get(id)) || null, now, (id && versioned.get(id)) || undefined);
       if (reason) await found(object, reason, () => deps.storage.remove(object.key));
     }
     batch = [];
@@ -110,5 +118,10 @@ async function servedPreviewCacheNames(em: EntityManager) {
   const rows = await em.execute<Array<{ id: string; preview: PreviewRecord }>>(
     `select id, extras->'preview' as preview from resources where jsonb_typeof(extras->'preview') = 'object'`,
   );
-  return new Set(rows.map((row) => `${previewCacheName(servedPreviewKey(row.id, row.preview))}.parquet`));
+  const versions = await em.execute<Array<{ key: string }>>(`select preview_key as key from resource_versions`);
+  return new Set(
+    [...rows.map((row) => servedPreviewKey(row.id, row.preview)), ...versions.map((row) => row.key)].map(
+      (key) => `${previewCacheName(key)}.parquet`,
+    ),
+  );
 }

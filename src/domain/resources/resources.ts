@@ -12,7 +12,7 @@ import { loadVisibleDataset, orgRolesOf } from '../datasets/access.ts';
 import { assertNotHarvested } from '../datasets/harvested.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
-import { sourceKey } from '../../storage/keys.ts';
+import { liveSourceKey } from './stored-objects.ts';
 import { assignFields, storedValues, type FieldInput } from '../datasets/field-table.ts';
 import { assertResourceProfile } from '../metadata/profiles-enforce.ts';
 import { applyDistributionMetadata, type DistributionMetadataInput } from '../metadata/record-io.ts';
@@ -130,10 +130,9 @@ export async function replaceResource(ctx: DomainContext, actor: Actor, id: stri
   return presentResource(resource);
 }
 
-/** The outputs of the old bytes go (with the copy of the old link when `linkChanged`), and the pipeline runs again. */
+/** The outputs of the old bytes go (with the copy of the old link when `linkChanged`) unless a version keeps them, and the pipeline runs again. */
 async function reprocess(ctx: DomainContext, resource: Resource, linkChanged: boolean) {
-  const stale = await invalidateOutputs(ctx.em, resource.id);
-  const keys = [...stale, ...(linkChanged ? [sourceKey(resource.id)] : [])];
+  const keys = await invalidateOutputs(ctx.em, resource.id, linkChanged ? [liveSourceKey(resource)] : []);
   await afterCommit(ctx, () => Promise.all(keys.map((key) => ctx.storage.remove(key))));
   if (resource.url) await startPipeline(ctx, resource.id);
   // Both wrote extras in SQL: the record presented must show them.

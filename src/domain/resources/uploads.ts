@@ -18,6 +18,7 @@ import {
   validationFailed,
 } from '../errors.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
+import { keepServedAsVersion } from '../pipeline/version-record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { loadVisibleResource } from './resources.ts';
 import { presentResource } from './present.ts';
@@ -259,7 +260,7 @@ export async function completeUpload(ctx: DomainContext, actor: Actor, id: strin
 /**
  * Makes `file` the resource's file in one statement under the row's lock: size, sha256, type and URL
  * change together, the pending session (when `session` names it) closes, and what the pipeline made of
- * the old bytes stops being served. The old file goes after the commit. A resource deleted meanwhile
+ * the old bytes stops being served. The old file goes after the commit, unless a version keeps it. A resource deleted meanwhile
  * gets nothing: the new bytes are removed, not orphaned.
  */
 async function promote(
@@ -281,6 +282,8 @@ async function promote(
       throw uploadSessionClosed();
     }
     const previous = current.url ? liveSourceKey(current) : null;
+    // Described by the record before it changes: a preview from before versions existed stays reachable.
+    await keepServedAsVersion(tx, resourceId);
     await tx.execute(
       `update resources set size = ?, hash = ?, mimetype = ?, url = ?, updated_at = now(),
          extras = (extras - (case when ?::boolean then 'pendingUpload' else '' end)) || jsonb_build_object('upload', ?::jsonb)
@@ -295,8 +298,7 @@ async function promote(
         resourceId,
       ],
     );
-    const outputs = await invalidateOutputs(tx, resourceId);
-    return previous && previous !== file.key ? [previous, ...outputs] : outputs;
+    return invalidateOutputs(tx, resourceId, previous && previous !== file.key ? [previous] : []);
   });
   if (stale === null) {
     await ctx.storage.remove(file.key);

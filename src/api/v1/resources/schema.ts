@@ -62,3 +62,19 @@ export const QueryResultRecord = z
     elapsedMs: z.number().int(),
   })
   .meta({ id: 'QueryResult' });
+
+export const VersionRecord = z
+  .object({
+    resourceId: z.uuid(),
+    version: z.number().int().describe('1, 2, 3… per resource; numbers retention let go are not reused'),
+    current: z.boolean().describe('Whether this is the version the resource serves now (the table `data` of a query)'),
+    sourceUrl: z.string().nullable().describe('The link the bytes were fetched from; null for an upload'),
+    sha256: z.string().nullable(),
+    size: z.number().int().nullable(),
+    rowCount: z.number().int().nullable(),
+    columns: z.number().int(),
+    previewTruncated: z.boolean(),
+    activityId: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'ResourceVersion' });

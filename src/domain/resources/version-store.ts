@@ -1,0 +1,61 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TableSchema } from '../../tabular/column-schema.ts';
+import { expiredVersions, type VersionRetention } from './version-retention.ts';
+
+/** A row of `resource_versions` as readers see it. */
+export interface StoredVersion {
+  resourceId: string;
+  n: number;
+  sourceKey: string;
+  sourceUrl: string | null;
+  previewKey: string;
+  schema: TableSchema;
+  sha256: string | null;
+  size: number | null;
+  rowCount: number | null;
+  createdAt: Date;
+  activityId: string | null;
+}
+
+const COLUMNS = `resource_id as "resourceId", n, source_key as "sourceKey", source_url as "sourceUrl", preview_key as "previewKey",
+  schema, sha256, size::float8 as size, row_count::float8 as "rowCount", created_at as "createdAt", activity_id as "activityId"`;
+
+async function versionsOf(em: EntityManager, resourceIds: string[]): Promise<StoredVersion[]> {
+  if (!resourceIds.length) return [];
+  const rows = await em.execute<StoredVersion[]>(
+    `select ${COLUMNS} from resource_versions where resource_id in (${resourceIds.map(() => '?').join(', ')}) order by resource_id, n`,
+    resourceIds,
+  );
+  return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt) }));
+}
+
+/** A resource's versions that retention keeps, newest first. */
+export async function retainedVersions(em: EntityManager, resourceId: string, policy: VersionRetention, now = new Date()) {
+  const all = await versionsOf(em, [resourceId]);
+  const expired = new Set(expiredVersions(all, policy, now));
+  return all.filter((v) => !expired.has(v.n)).reverse();
+}
+
+/**
+ * For the storage sweep: the keys each resource's retained versions name. With `prune`, the rows of
+ * versions retention lets go are deleted first, so their objects become orphans the sweep may remove.
+ */
+export async function versionedKeys(em: EntityManager, resourceIds: string[], policy: VersionRetention, now: Date, prune: boolean) {
+  const byResource = new Map<string, StoredVersion[]>();
+  for (const version of await versionsOf(em, resourceIds)) {
+    byResource.set(version.resourceId, [...(byResource.get(version.resourceId) ?? []), version]);
+  }
+  const kept = new Map<string, Set<string>>();
+  for (const [resourceId, versions] of byResource) {
+    const expired = expiredVersions(versions, policy, now);
+    if (prune && expired.length) {
+      await em.execute(`delete from resource_versions where resource_id = ? and n in (${expired.map(() => '?').join(', ')})`, [
+        resourceId,
+        ...expired,
+      ]);
+    }
+    const gone = new Set(expired);
+    kept.set(resourceId, new Set(versions.filter((v) => !gone.has(v.n)).flatMap((v) => [v.sourceKey, v.previewKey])));
+  }
+  return kept;
+}

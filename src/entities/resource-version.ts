@@ -1,0 +1,32 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { TableSchema } from '../tabular/column-schema.ts';
+import { Resource } from './resource.ts';
+
+/**
+ * One version of a resource's data (issue 30 §2): the bytes a pipeline run read and the preview it made
+ * of them, numbered 1, 2, 3… per resource. Written by the preview step in the transaction that makes the
+ * preview the served one (src/domain/resources/versions-record.ts); gone with the resource.
+ */
+export const ResourceVersion = defineEntity({
+  name: 'ResourceVersion',
+  tableName: 'resource_versions',
+  // A retried preview step finds its own version by the run's preview key instead of adding another.
+  uniques: [{ properties: ['resource', 'previewKey'] }],
+  properties: {
+    resource: () => p.manyToOne(Resource).primary().deleteRule('cascade'),
+    n: p.integer().primary(),
+    /** The stored bytes: an upload's file key, or the pipeline's copy of a link. */
+    sourceKey: p.string().length(1000),
+    /** The link the bytes were fetched from; null for an upload. */
+    sourceUrl: p.string().length(2000).nullable(),
+    previewKey: p.string().length(1000),
+    schema: p.json<TableSchema>(),
+    sha256: p.string().length(64).nullable(),
+    size: p.bigint('number').nullable(),
+    rowCount: p.bigint('number').nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    /** The activity that made it (issue 30 §1); null until activities exist. No foreign key on purpose. */
+    activityId: p.uuid().nullable(),
+  },
+});
+export type ResourceVersion = InferEntity<typeof ResourceVersion>;
