@@ -74,7 +74,8 @@ const FIELD_COLUMNS = fieldNames(DATASET_FIELDS)
  */
 export const SNAPSHOT_SQL = DETAIL_SQL('d.id = $1', { resources: true, callerRole: 'null::varchar' });
 
-export interface DetailRow extends DatasetFieldValues, SubjectRow, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
+export interface DetailRow
+  extends DatasetFieldValues, SubjectRow, Omit<DatasetMetadataColumns, 'temporalStart' | 'temporalEnd' | 'spatialBox'> {
   id: string;
   name: string;
   deletion_incomplete: boolean;
