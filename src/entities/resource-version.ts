@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { SchemaDiff } from '../domain/pipeline/schema-diff.ts';
 import type { TableSchema } from '../tabular/column-schema.ts';
 import { Resource } from './resource.ts';
 
@@ -25,8 +26,10 @@ export const ResourceVersion = defineEntity({
     size: p.bigint('number').nullable(),
     rowCount: p.bigint('number').nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    /** The activity that made it (issue 30 §1); null until activities exist. No foreign key on purpose. */
+    /** The activity that brought its bytes (issue 30 §1), when one recorded them. No foreign key on purpose: history outlives nothing here. */
     activityId: p.uuid().nullable(),
+    /** Its schema against the previous version's (src/domain/pipeline/schema-diff.ts); null for a first version. */
+    schemaDiff: p.json<SchemaDiff>().nullable(),
   },
 });
 export type ResourceVersion = InferEntity<typeof ResourceVersion>;

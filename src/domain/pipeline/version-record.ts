@@ -1,3 +1,4 @@
+import { diffSchemas } from './schema-diff.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Resource } from '../../entities/index.ts';
 import type { TableSchema } from '../../tabular/column-schema.ts';
@@ -19,7 +20,12 @@ interface VersionRow {
   sourceUrl: string | null;
   previewKey: string;
   sha256: string | null;
+  schema: TableSchema;
 }
+
+/** The schema's changes from the version before it; none for a first version. */
+const changesFrom = (before: VersionRow | undefined, schema: TableSchema) =>
+  before ? JSON.stringify(diffSchemas(before.schema, schema)) : null;
 
 const lockedResource = async (tx: EntityManager, resourceId: string) =>
   (
@@ -30,7 +36,7 @@ const lockedResource = async (tx: EntityManager, resourceId: string) =>
 
 const versionRows = (tx: EntityManager, resourceId: string) =>
   tx.execute<VersionRow[]>(
-    `select n, source_key as "sourceKey", source_url as "sourceUrl", preview_key as "previewKey", sha256 from resource_versions where resource_id = ? order by n`,
+    `select n, source_key as "sourceKey", source_url as "sourceUrl", preview_key as "previewKey", sha256, schema from resource_versions where resource_id = ? order by n`,
     [resourceId],
   );
 
@@ -63,13 +69,14 @@ async function insertVersion(
   n: number,
   source: ReturnType<typeof sourceOf>,
   preview: { key: string; schema: TableSchema; createdAt?: string },
+  before?: VersionRow,
 ) {
   // The activity that brought these bytes: the first recorded state of the dataset where the resource
   // had this file's hash (an upload) or this URL (a link).
   const brought = source.url === null ? { hash: source.sha256 } : { url: source.url };
   await tx.execute(
-    `insert into resource_versions (resource_id, n, source_key, source_url, preview_key, schema, sha256, size, row_count, created_at, activity_id)
-     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?,
+    `insert into resource_versions (resource_id, n, source_key, source_url, preview_key, schema, sha256, size, row_count, created_at, schema_diff, activity_id)
+     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb,
        (select a.id from activities a join resources r on a.object_id = r.dataset_id
          where r.id = ?::uuid and a.snapshot->'resources' @> jsonb_build_array(?::jsonb || jsonb_build_object('id', r.id))
          order by a.seq limit 1))
@@ -85,6 +92,7 @@ async function insertVersion(
       source.size,
       preview.schema.rowCount,
       preview.createdAt ?? new Date().toISOString(),
+      changesFrom(before, preview.schema),
       resourceId,
       JSON.stringify(brought),
     ],
@@ -127,12 +135,20 @@ export async function recordVersion(
   if (newest && sameBytes(newest, source)) {
     if (newest.sourceKey !== source.key) replaced.push(newest.sourceKey);
     await tx.execute(
-      `update resource_versions set source_key = ?, preview_key = ?, schema = ?::jsonb, row_count = ? where resource_id = ? and n = ?`,
-      [source.key, preview.key, JSON.stringify(preview.schema), preview.schema.rowCount, resourceId, newest.n],
+      `update resource_versions set source_key = ?, preview_key = ?, schema = ?::jsonb, row_count = ?, schema_diff = ?::jsonb where resource_id = ? and n = ?`,
+      [
+        source.key,
+        preview.key,
+        JSON.stringify(preview.schema),
+        preview.schema.rowCount,
+        changesFrom(rows.at(-2), preview.schema),
+        resourceId,
+        newest.n,
+      ],
     );
     return;
   }
-  await insertVersion(tx, resourceId, (newest?.n ?? 0) + 1, source, preview);
+  await insertVersion(tx, resourceId, (newest?.n ?? 0) + 1, source, preview, newest);
 }
 
 /** Before new bytes replace the served ones: a preview served from before versions existed is kept as version 1. */

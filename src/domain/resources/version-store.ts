@@ -1,3 +1,4 @@
+import type { SchemaDiff } from '../pipeline/schema-diff.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TableSchema } from '../../tabular/column-schema.ts';
 import { expiredVersions, type VersionRetention } from './version-retention.ts';
@@ -15,10 +16,11 @@ export interface StoredVersion {
   rowCount: number | null;
   createdAt: Date;
   activityId: string | null;
+  schemaDiff: SchemaDiff | null;
 }
 
 const COLUMNS = `resource_id as "resourceId", n, source_key as "sourceKey", source_url as "sourceUrl", preview_key as "previewKey",
-  schema, sha256, size::float8 as size, row_count::float8 as "rowCount", created_at as "createdAt", activity_id as "activityId"`;
+  schema, sha256, size::float8 as size, row_count::float8 as "rowCount", created_at as "createdAt", activity_id as "activityId", schema_diff as "schemaDiff"`;
 
 async function versionsOf(em: EntityManager, resourceIds: string[]): Promise<StoredVersion[]> {
   if (!resourceIds.length) return [];

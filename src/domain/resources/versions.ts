@@ -41,6 +41,7 @@ export async function readableVersions(ctx: DomainContext, resource: Readable): 
       rowCount: preview.schema.rowCount,
       createdAt: new Date(preview.createdAt ?? 0),
       activityId: null,
+      schemaDiff: null,
     },
   ];
 }
@@ -57,6 +58,7 @@ export function presentVersion(version: StoredVersion, current: boolean) {
     columns: version.schema.columns.length,
     previewTruncated: version.schema.previewTruncated,
     activityId: version.activityId,
+    schemaChanges: version.schemaDiff,
     createdAt: version.createdAt.toISOString(),
   };
 }

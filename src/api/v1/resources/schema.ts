@@ -75,6 +75,27 @@ export const VersionRecord = z
     columns: z.number().int(),
     previewTruncated: z.boolean(),
     activityId: z.uuid().nullable(),
+    schemaChanges: z
+      .object({
+        breaking: z.boolean(),
+        changes: z.array(
+          z.object({
+            kind: z.enum(['added', 'removed', 'renamed', 'moved', 'retyped', 'nullsAppeared']),
+            column: z.string(),
+            position: z.number().int(),
+            impact: z.enum(['breaking', 'compatible']),
+            type: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
+            previousType: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
+            previousName: z.string().optional(),
+            previousPosition: z.number().int().optional(),
+            nullCount: z.number().int().optional(),
+          }),
+        ),
+      })
+      .nullable()
+      .describe(
+        'Its columns against the previous version’s: added, removed, renamed, moved, retyped, nulls appearing, each breaking or compatible',
+      ),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ResourceVersion' });
