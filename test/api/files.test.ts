@@ -939,6 +939,14 @@ for (const store of STORES) {
       ],
     );
     t.deepEqual((await read(site, id, 'download')).bytes, second);
-    t.is((await stat(site, id))?.size, second.length);
+    // Both files are stored: the first stays as the resource's version 1 (issue 30 §2).
+    const sizes: number[] = [];
+    for await (const object of site.app.almanac.services.storage.list(`resources/${id}/`)) {
+      if (OBJECT_KINDS.source.test(object.key)) sizes.push(object.size);
+    }
+    t.deepEqual(
+      sizes.sort((a, b) => a - b),
+      [first.length, second.length],
+    );
   });
 }
