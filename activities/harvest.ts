@@ -4,7 +4,7 @@ import { HarvestRun, HarvestSource } from '../src/entities/index.ts';
 import type { DomainContext } from '../src/domain/context.ts';
 import { applyHarvestPage, finishHarvestRun } from '../src/domain/harvest/apply.ts';
 import { announceRunVectors } from '../src/domain/harvest/runs.ts';
-import { withActivityActor } from '../src/domain/activity/actor-scope.ts';
+import { actAs } from '../src/domain/activity/actor-scope.ts';
 import { beginHarvestRun, endHarvestRun, recordRunPages, type BegunRun } from '../src/domain/harvest/run-lifecycle.ts';
 import { checkPageBringsNew, checkRunCaps, claimRunPage, HarvestCapReached, markPageRecords } from '../src/domain/harvest/run-guards.ts';
 import type { HarvestCursor } from '../src/domain/harvest/record.ts';
@@ -70,12 +70,12 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         await checkPageBringsNew(ctx.em, run.runRowId, pageNo, page.items);
         // A terminated or cancelled run reaches this activity through its heartbeats, as the signal.
         // The datasets' activities name this run as who changed them.
-        await withActivityActor({ harvestRunId: run.runRowId }, () =>
-          applyHarvestPage({ ...ctx, em: orm.em.fork() }, source, row, page.items, {
-            onApplied: () => activity.heartbeat(),
-            signal: activity.cancellationSignal,
-          }),
-        );
+        const em = orm.em.fork();
+        actAs(em, { harvestRunId: run.runRowId });
+        await applyHarvestPage({ ...ctx, em }, source, row, page.items, {
+          onApplied: () => activity.heartbeat(),
+          signal: activity.cancellationSignal,
+        });
         await markPageRecords(ctx.em, run.runRowId, pageNo);
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
@@ -88,8 +88,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
       const ctx = domain();
       const loaded = await load(ctx, run);
       if (!loaded) return { removed: 0 };
-      const finish = () => finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full });
-      const result = await withActivityActor({ harvestRunId: run.runRowId }, finish).catch((err: unknown) => {
+      actAs(ctx.em, { harvestRunId: run.runRowId });
+      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full }).catch((err: unknown) => {
         if (err instanceof SourceInvalid)
           throw ApplicationFailure.create({ type: 'SourceInvalid', message: err.message, nonRetryable: true });
         throw err;

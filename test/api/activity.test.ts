@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { withActivityActor } from '../../src/domain/activity/actor-scope.ts';
+import { actAs } from '../../src/domain/activity/actor-scope.ts';
 import { applyHarvestPage } from '../../src/domain/harvest/apply.ts';
 import { startTestAppWithPeople, type People, type TestApp } from '../helpers/app.ts';
 import { ckanGet, ckanPost, resultOf } from '../helpers/ckan.ts';
@@ -197,9 +197,9 @@ test('a harvest run, an organization change and a purge are activities too', asy
   const source = await makeSource(app, { name: unique('src'), organization: org.name });
   const run = await makeRun(app, source);
   const remoteId = unique('harvested');
-  await withActivityActor({ harvestRunId: run.id }, () =>
-    applyHarvestPage(domainContext(app), source, run, [{ kind: 'record', record: harvestRecord(remoteId) }]),
-  );
+  const ctx = domainContext(app);
+  actAs(ctx.em, { harvestRunId: run.id });
+  await applyHarvestPage(ctx, source, run, [{ kind: 'record', record: harvestRecord(remoteId) }]);
   const [harvested] = await activities(t, remoteId);
   t.like(harvested, { action: 'created', userId: null, harvestRunId: run.id });
 

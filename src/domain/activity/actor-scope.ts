@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -6,23 +5,26 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * Who the activities of a unit of work name: the signed-in user of a request, or the harvest run that
  * applies records. The database's triggers record activities (migration 20261127100000_Activities) and
  * read them from the transaction's settings, which ActorSettings writes as each transaction begins, so no
- * write path has to pass them along. Outside any scope (the CLI, workflows) a change is the system's.
+ * write path has to pass them along. The actor rides on the EntityManager's logger context, which every
+ * fork of it inherits (a transaction's, a batch's), not on an AsyncLocalStorage, whose promise hooks
+ * every request would pay for. An EntityManager without one (the CLI, workflows) writes as the system.
  */
 export interface ActivityActor {
   userId?: string | null;
   harvestRunId?: string;
 }
 
-const scope = new AsyncLocalStorage<ActivityActor>();
+const KEY = 'activityActor';
 
-export function withActivityActor<T>(actor: ActivityActor, work: () => T): T {
-  return scope.run(actor, work);
+/** From now on, `em` and the forks made of it write as `actor`. */
+export function actAs(em: EntityManager, actor: ActivityActor) {
+  em.setLoggerContext({ ...em.getLoggerContext(), [KEY]: actor });
 }
 
-/** Writes the scope's actor into each top-level transaction's local settings (`set_config(…, true)`). */
+/** Writes the actor into each top-level transaction's local settings (`set_config(…, true)`). */
 export class ActorSettings implements EventSubscriber {
   async afterTransactionStart({ em, transaction }: TransactionEventArgs) {
-    const actor = scope.getStore();
+    const actor = (em as EntityManager).getLoggerContext()[KEY] as ActivityActor | undefined;
     if (!actor?.userId && !actor?.harvestRunId) return;
     await (em as EntityManager)
       .getConnection()

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { anonymous, type Actor } from '../../domain/actor.ts';
-import { withActivityActor } from '../../domain/activity/actor-scope.ts';
+import { actAs } from '../../domain/activity/actor-scope.ts';
 import { userForSession } from '../../domain/auth/sessions.ts';
 import { userForToken } from '../../domain/auth/api-tokens.ts';
 import type { DomainContext, DomainServices } from '../../domain/context.ts';
@@ -22,9 +22,14 @@ export function authenticate(services: DomainServices, ckanTokens: (path: string
     // The request's EntityManager is forked on first use: a route that reads no entity (settings, or a
     // detail read in one statement) does not pay for an identity map it never fills.
     let em: DomainContext['em'] | undefined;
+    let actor: Actor = anonymous;
     const domain: DomainContext = {
       get em() {
-        return (em ??= services.orm.em.fork());
+        if (!em) {
+          em = services.orm.em.fork();
+          if (actor.userId) actAs(em, { userId: actor.userId });
+        }
+        return em;
       },
       config: services.config,
       get log() {
@@ -37,7 +42,6 @@ export function authenticate(services: DomainServices, ckanTokens: (path: string
     };
     ctx.state.domain = domain;
 
-    let actor: Actor = anonymous;
     const ckan = ckanTokens(ctx.path);
     const authorization = ctx.get('Authorization') || (ckan ? ctx.get('X-CKAN-API-Key') : '');
     if (authorization) {
@@ -60,7 +64,9 @@ export function authenticate(services: DomainServices, ckanTokens: (path: string
       }
     }
     ctx.state.actor = actor;
-    await withActivityActor({ userId: actor.userId }, next);
+    // What this request changes is recorded as its user's (src/domain/activity).
+    if (em && actor.userId) actAs(em, { userId: actor.userId });
+    await next();
   };
 }
 

@@ -10,7 +10,8 @@ import { activityDict, recordedPackageDict } from '../activity-dict.ts';
 import type { DetailRow } from '../../../domain/datasets/detail-query.ts';
 import { unifiedDiff } from '../line-diff.ts';
 import type { ActionParams } from '../params.ts';
-import { required, type Action } from './action.ts';
+import { required, type Action, type ActionCall } from './action.ts';
+import type { PageRequest } from '../../../domain/pagination.ts';
 
 /** ckanext-activity's actions over Almanac's history (src/domain/activity), with its visibility through time. */
 
@@ -23,35 +24,29 @@ function paging(params: ActionParams) {
 
 const listed = (rows: ActivityRow[]) => rows.map((row) => activityDict(row, { data: false }));
 
-const packageActivityList: Action = {
-  help: 'A dataset’s activities, newest first: id=<name or id>, offset, limit (31 by default).',
-  async run({ domain, actor, params }) {
-    const id = required(params, 'id');
-    const page = paging(params);
-    params.check();
-    return listed((await datasetActivityRows(domain, actor, id, page)).rows);
+/** An activity list of one object, named by `id` (a name or id), as CKAN's *_activity_list actions take it. */
+const listOf = (help: string, rows: (call: ActionCall, id: string, page: PageRequest) => Promise<{ rows: ActivityRow[] }>): Action => ({
+  help,
+  async run(call) {
+    const id = required(call.params, 'id');
+    const page = paging(call.params);
+    call.params.check();
+    return listed((await rows(call, id, page)).rows);
   },
-};
+});
 
-const organizationActivityList: Action = {
-  help: 'An organization’s activities and its datasets’, newest first: id=<name or id>, offset, limit.',
-  async run({ domain, actor, params }) {
-    const id = required(params, 'id');
-    const page = paging(params);
-    params.check();
-    return listed((await groupActivityRows(domain, actor, 'organization', id, page)).rows);
-  },
-};
+const packageActivityList = listOf('A dataset’s activities, newest first: id=<name or id>, offset, limit (31 by default).', (c, id, page) =>
+  datasetActivityRows(c.domain, c.actor, id, page),
+);
 
-const groupActivityList: Action = {
-  help: 'A category’s activities, newest first: id=<name or id>, offset, limit.',
-  async run({ domain, actor, params }) {
-    const id = required(params, 'id');
-    const page = paging(params);
-    params.check();
-    return listed((await groupActivityRows(domain, actor, 'category', id, page)).rows);
-  },
-};
+const organizationActivityList = listOf(
+  'An organization’s activities and its datasets’, newest first: id=<name or id>, offset, limit.',
+  (c, id, page) => groupActivityRows(c.domain, c.actor, 'organization', id, page),
+);
+
+const groupActivityList = listOf('A category’s activities, newest first: id=<name or id>, offset, limit.', (c, id, page) =>
+  groupActivityRows(c.domain, c.actor, 'category', id, page),
+);
 
 const recentlyChangedPackagesActivityList: Action = {
   help: 'The latest changes to datasets you may see, newest first: offset, limit.',
@@ -109,7 +104,7 @@ export const activityActions: Record<string, Action> = {
 };
 
 /** package_show's `activity_id`: the dict as that activity left it. */
-export async function packageAtActivity(call: Parameters<Action['run']>[0], nameOrId: string, activityId: string) {
+export async function packageAtActivity(call: ActionCall, nameOrId: string, activityId: string) {
   await datasetAtVersion(call.domain, call.actor, nameOrId, activityId);
   const { row } = await activityRows(call.domain, call.actor, activityId);
   return recordedPackageDict(row.snapshot as unknown as DetailRow);
