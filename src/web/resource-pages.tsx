@@ -4,6 +4,7 @@ import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { DomainError, invalidParameters, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
+import { listVersions } from '../domain/resources/versions.ts';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
 import { sendExport } from '../api/v1/resources/export-response.ts';
 import { exportResource } from '../domain/resources/export.ts';
@@ -87,10 +88,11 @@ export function mountResourcePages(router: Router, services: DomainServices) {
     const { dataset, resource } = await loadPair(ctx);
     const domain = domainOf(ctx);
     const actor = actorOf(ctx);
-    const [frame, pipeline, schema] = await Promise.all([
+    const [frame, pipeline, schema, versions] = await Promise.all([
       frameOf(ctx, services),
       pipelineStatus(domain, actor, resource.id),
       resourceSchema(domain, actor, resource.id),
+      listVersions(domain, actor, resource.id, { offset: 0, limit: 100 }),
     ]);
     let preview: PreviewRows | null = null;
     let histograms: number[][] | null = null;
@@ -129,6 +131,7 @@ export function mountResourcePages(router: Router, services: DomainServices) {
         preview={preview}
         text={text}
         notice={notice}
+        versions={versions}
       />,
     );
   });

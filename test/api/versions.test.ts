@@ -338,6 +338,13 @@ test('each version carries its schema changes against the one before: a rename a
       .filter(([kind]: string[]) => kind !== 'moved'),
     [['removed', 'people', 'breaking']],
   );
+  // The resource's page lists the versions with their row counts and column changes, breaking ones marked.
+  const page = await app.api.get(`/dataset/schema-changes/resource/${id}`, { headers: { Accept: 'text/html' } });
+  t.is(page.status, 200);
+  t.regex(page.text, /<h2 id="versions-heading">Versions<\/h2>/);
+  t.regex(page.text, /class="change breaking">city renamed town</);
+  t.regex(page.text, /class="change breaking">people removed</);
+  t.regex(page.text, />v3<\/a><span class="badge">Current</);
   // Unchanged columns: no changes, not breaking.
   const same = await threeVersions(app, 'schema-same');
   const versions = (await app.api.get(`${V1}/resources/${same}/versions`)).body.results;

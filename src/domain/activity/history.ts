@@ -40,17 +40,17 @@ async function visibleRows(ctx: DomainContext, actor: Actor, where: string, para
   return { rows, count: Number(counted[0]?.n ?? 0) };
 }
 
-/** The dataset named now, as the reader may see it: its id, or 404 as GET /packages/{id} would answer. */
-async function visibleDatasetId(ctx: DomainContext, actor: Actor, nameOrId: string) {
+/** The dataset named, as the reader may see it now, or 404 as GET /packages/{id} would answer. */
+async function visibleDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const found = await loadDatasetDetail(ctx.em, nameOrId, actor.userId);
   if (!found || !can(actor, 'dataset:read', found.subject)) throw notFound('Dataset');
-  return found.fields.id;
+  return found;
 }
 
 /** A dataset's activity rows the reader may see, newest first, with one more than the page when there is one. */
 export async function datasetActivityRows(ctx: DomainContext, actor: Actor, nameOrId: string, req: PageRequest, extra = 0) {
-  const id = await visibleDatasetId(ctx, actor, nameOrId);
-  return visibleRows(ctx, actor, 'a.object_id = ?::uuid', [id], req, extra);
+  const { fields } = await visibleDataset(ctx, actor, nameOrId);
+  return visibleRows(ctx, actor, 'a.object_id = ?::uuid', [fields.id], req, extra);
 }
 
 /** A dataset's activities, newest first, each with what it changed. */
@@ -109,12 +109,16 @@ export async function recentDatasetActivity(ctx: DomainContext, actor: Actor, re
  * 404 for an activity the reader may not see, exactly as for one that does not exist.
  */
 export async function getActivity(ctx: DomainContext, actor: Actor, activityId: string) {
-  if (!isUuid(activityId)) throw notFound('Activity');
-  const { row, previous } = await visibleActivityWithPrevious(ctx, actor, activityId);
+  const { row, previous } = await activityRows(ctx, actor, activityId);
   return presentActivity(row, diffRecords(recordOf(previous), recordOf(row)));
 }
 
-async function visibleActivityWithPrevious(ctx: DomainContext, actor: Actor, activityId: string) {
+/**
+ * The activity's row and the reader's previous visible one of the same object, for entry points that
+ * shape the recorded records their own way (CKAN's activity_show and activity_diff).
+ */
+export async function activityRows(ctx: DomainContext, actor: Actor, activityId: string) {
+  if (!isUuid(activityId)) throw notFound('Activity');
   const roles = await orgRolesOf(ctx, actor);
   const visible = visibleActivitiesSql(actor, roles);
   const [row] = await ctx.em.execute<ActivityRow[]>(`select ${COLUMNS} from ${FROM} where a.id = ?::uuid and ${visible.sql}`, [
@@ -130,27 +134,17 @@ async function visibleActivityWithPrevious(ctx: DomainContext, actor: Actor, act
 }
 
 /**
- * The activity's row and the reader's previous visible one of the same object, for entry points that
- * shape the recorded records their own way (CKAN's activity_show and activity_diff).
- */
-export async function activityRows(ctx: DomainContext, actor: Actor, activityId: string) {
-  if (!isUuid(activityId)) throw notFound('Activity');
-  return visibleActivityWithPrevious(ctx, actor, activityId);
-}
-
-/**
  * The dataset's record as one of its activities left it (`?version=<activityId>`, CKAN's package_show
  * with `activity_id`): the same presenter as the live record, over the row the activity recorded.
  */
 export async function datasetAtVersion(ctx: DomainContext, actor: Actor, nameOrId: string, activityId: string) {
-  const id = await visibleDatasetId(ctx, actor, nameOrId);
+  const now = await visibleDataset(ctx, actor, nameOrId);
   if (!isUuid(activityId)) throw notFound('Version');
   const [row] = await ctx.em.execute<ActivityRow[]>(`select ${COLUMNS} from ${FROM} where a.id = ?::uuid and a.object_id = ?::uuid`, [
     activityId,
-    id,
+    now.fields.id,
   ]);
   const roles = await orgRolesOf(ctx, actor);
-  const now = await loadDatasetDetail(ctx.em, id, actor.userId);
-  if (!row || !row.snapshot || !canReadDatasetActivity(actor, now?.subject ?? null, activitySubject(row, roles))) throw notFound('Version');
+  if (!row || !row.snapshot || !canReadDatasetActivity(actor, now.subject, activitySubject(row, roles))) throw notFound('Version');
   return recordOf(row)!;
 }

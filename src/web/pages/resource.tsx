@@ -1,3 +1,4 @@
+import { VersionsSection } from './versions.tsx';
 import type { pipelineStatus, resourceSchema } from '../../domain/resources/files.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 import { formatBytes } from './dataset.tsx';
@@ -74,6 +75,7 @@ export function ResourcePageView(props: {
   preview: PreviewRows | null;
   text: string | null;
   notice: string | null;
+  versions: Parameters<typeof VersionsSection>[0]['versions'];
 }) {
   const { dataset, resource: r, schema, preview } = props;
   const base = resourcePath(dataset, r.id);
@@ -180,6 +182,7 @@ export function ResourcePageView(props: {
           </nav>
         </section>
       )}
+      <VersionsSection resourceId={r.id} versions={props.versions} />
       {props.text !== null && (
         <section aria-labelledby="text-heading">
           <h2 id="text-heading">Text preview</h2>
