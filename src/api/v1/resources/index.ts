@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { countResources, deleteResource, getResource, replaceResource, resourceFormats } from '../../../domain/resources/resources.ts';
 import { openDownload, openPreview, openText, pipelineStatus, resourceSchema, runPipeline } from '../../../domain/resources/files.ts';
 import { completeUpload, issueUploadUrl, uploadThroughApi } from '../../../domain/resources/uploads.ts';
-import { MAX_SQL_CHARS, queryCaller, queryResource } from '../../../domain/resources/query.ts';
+import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { exportResource } from '../../../domain/resources/export.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sendObject, sendText } from '../../../http/send-object.ts';
 import { filenameFromHeaders, uploadBody } from './upload-body.ts';
 import { EXPORT_DOCUMENTED_TYPES, EXPORT_HEADERS, ExportFormatQuery, sendExport } from './export-response.ts';
-import { PipelineStatusRecord, QueryResultRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
+import { PipelineStatusRecord, QueryBody, QueryResultRecord, SchemaRecord, UploadUrlRecord } from './schema.ts';
 import { listOf } from '../../../http/schemas.ts';
 import { ResourceBody, ResourceRecord } from '../packages/schema.ts';
 
@@ -244,13 +244,7 @@ export const resourceRoutes = [
     params: idParams,
     query: ExportFormatQuery,
     streamedResponse: { mediaType: EXPORT_DOCUMENTED_TYPES, statuses: { 200: 'The result' }, headers: EXPORT_HEADERS },
-    body: z.strictObject({
-      sql: z
-        .string()
-        .min(1)
-        // Longer SQL is refused by the query's own rule (400 query_too_long), not as an invalid field.
-        .meta({ override: (ctx) => void (ctx.jsonSchema.maxLength = MAX_SQL_CHARS) }),
-    }),
+    body: QueryBody,
     response: QueryResultRecord,
     handle: async ({ domain, actor, params, query, body, ctx }) => {
       const caller = queryCaller(actor, ctx.ip);

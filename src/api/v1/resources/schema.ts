@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SQL_CHARS } from '../../../domain/resources/query.ts';
 
 export const UploadUrlRecord = z
   .object({
@@ -99,3 +100,12 @@ export const VersionRecord = z
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ResourceVersion' });
+
+/** A query's body, for the current preview and for a version's. */
+export const QueryBody = z.strictObject({
+  sql: z
+    .string()
+    .min(1)
+    // Longer SQL is refused by the query's own rule (400 query_too_long), not as an invalid field.
+    .meta({ override: (ctx) => void (ctx.jsonSchema.maxLength = MAX_SQL_CHARS) }),
+});

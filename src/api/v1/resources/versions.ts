@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { MAX_SQL_CHARS, queryCaller, queryResource } from '../../../domain/resources/query.ts';
+import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { listVersions, openVersionDownload, openVersionPreview, versionSchema } from '../../../domain/resources/versions.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, paging } from '../../../http/schemas.ts';
 import { sendObject } from '../../../http/send-object.ts';
-import { QueryResultRecord, SchemaRecord, VersionRecord } from './schema.ts';
+import { QueryBody, QueryResultRecord, SchemaRecord, VersionRecord } from './schema.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
 const versionParams = z.object({ id: z.string().min(1).max(200), n: z.string().regex(/^[1-9]\d{0,8}$/, 'must be a version number') });
@@ -65,12 +65,7 @@ export const resourceVersionRoutes = [
     summary:
       'One read-only SELECT over one data version, as the table `data` (other versions as `version_<n>`), under the limits of POST /resources/{id}/query',
     params: versionParams,
-    body: z.strictObject({
-      sql: z
-        .string()
-        .min(1)
-        .meta({ override: (ctx) => void (ctx.jsonSchema.maxLength = MAX_SQL_CHARS) }),
-    }),
+    body: QueryBody,
     response: QueryResultRecord,
     handle: ({ domain, actor, params, body, ctx }) =>
       queryResource(domain, actor, params.id, body.sql, queryCaller(actor, ctx.ip), Number(params.n)),
