@@ -101,6 +101,9 @@ const EnvSchema = z
     LINK_CHECK_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
     STORAGE_SWEEP_INTERVAL: duration.pipe(z.number().min(60_000, 'at least 1m')).default(86_400_000),
     STORAGE_SWEEP_GRACE: duration.pipe(z.number().min(0)).default(3_600_000),
+    // A new version of a published resource with a breaking schema change waits for its editor's decision
+    // (issue 30 §3); off, it is served at once. Its schema changes are recorded either way.
+    SCHEMA_CHANGE_HOLD: booleanFlag.default(true),
     // Earlier data versions of a resource: all, the newest N (last:N) or those of the last N days (days:N).
     VERSION_RETENTION: z
       .string()
@@ -255,7 +258,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         },
     uploads: { maxBytes: e.UPLOAD_MAX_BYTES, urlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS },
     pipeline: { previewMaxBytes: e.PREVIEW_MAX_BYTES },
-    versions: { retention: e.VERSION_RETENTION },
+    versions: { retention: e.VERSION_RETENTION, holdBreaking: e.SCHEMA_CHANGE_HOLD },
     query: { maxProcesses: e.QUERY_MAX_PROCESSES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
     search: { language: e.SEARCH_LANGUAGE },

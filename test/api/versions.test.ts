@@ -315,37 +315,7 @@ test('a link makes a version when what it answers changes or it points elsewhere
   t.is(keys.filter((k) => k.startsWith('sources/')).length, 3, 'one fetched copy per version; the repeated fetch left none');
 });
 
-test('each version carries its schema changes against the one before: a rename and a dropped column are breaking', async (t) => {
-  const id = await newUploadResource(app, 'schema-changes');
-  await uploadAndProcess(app.api, id, FILES[0]!, admin);
-  await uploadAndProcess(app.api, id, 'id,town,people,region\n1,Brest,139000,BZH\n2,Quimper,63000,BZH\n', admin);
-  await uploadAndProcess(app.api, id, 'id,town,region\n1,Brest,BZH\n2,Quimper,BZH\n', admin);
-  const list = await app.api.get(`${V1}/resources/${id}/versions`);
-  t.is(list.status, 200, list.text);
-  const [third, second, first] = list.body.results;
-  t.is(first.schemaChanges, null);
-  t.like(second.schemaChanges, { breaking: true });
-  t.deepEqual(
-    second.schemaChanges.changes.map((c: { kind: string; column: string; impact: string }) => [c.kind, c.column, c.impact]),
-    [
-      ['renamed', 'town', 'breaking'],
-      ['added', 'region', 'compatible'],
-    ],
-  );
-  t.deepEqual(
-    third.schemaChanges.changes
-      .map((c: { kind: string; column: string; impact: string }) => [c.kind, c.column, c.impact])
-      .filter(([kind]: string[]) => kind !== 'moved'),
-    [['removed', 'people', 'breaking']],
-  );
-  // The resource's page lists the versions with their row counts and column changes, breaking ones marked.
-  const page = await app.api.get(`/dataset/schema-changes/resource/${id}`, { headers: { Accept: 'text/html' } });
-  t.is(page.status, 200);
-  t.regex(page.text, /<h2 id="versions-heading">Versions<\/h2>/);
-  t.regex(page.text, /class="change breaking">city renamed town</);
-  t.regex(page.text, /class="change breaking">people removed</);
-  t.regex(page.text, />v3<\/a><span class="badge">Current</);
-  // Unchanged columns: no changes, not breaking.
+test('a new version whose columns are unchanged lists no schema changes and is not breaking', async (t) => {
   const same = await threeVersions(app, 'schema-same');
   const versions = (await app.api.get(`${V1}/resources/${same}/versions`)).body.results;
   t.deepEqual(

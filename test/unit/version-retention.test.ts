@@ -34,3 +34,16 @@ test('keeping N days lets older versions go, but never the newest, however old',
   t.deepEqual(expiredVersions([{ n: 7, createdAt: daysAgo(400) }], { keep: 'days', days: 1 }, NOW), []);
   t.deepEqual(expiredVersions([{ n: 7, createdAt: daysAgo(400) }], { keep: 'last', count: 1 }, NOW), []);
 });
+
+test('a held version and the one served while it waits are kept, however old; declined and superseded ones age as any other', (t) => {
+  const held = [
+    { n: 1, createdAt: daysAgo(400), review: null },
+    { n: 2, createdAt: daysAgo(300), review: 'superseded' as const },
+    { n: 3, createdAt: daysAgo(200), review: 'declined' as const },
+    { n: 4, createdAt: daysAgo(100), review: 'pending' as const },
+  ];
+  t.deepEqual(expiredVersions(held, { keep: 'last', count: 1 }, NOW).sort(), [2, 3]);
+  t.deepEqual(expiredVersions(held, { keep: 'days', days: 1 }, NOW).sort(), [2, 3]);
+  const accepted = [...held.slice(0, 3), { n: 4, createdAt: daysAgo(100), review: 'accepted' as const }];
+  t.deepEqual(expiredVersions(accepted, { keep: 'last', count: 1 }, NOW).sort(), [1, 2, 3]);
+});

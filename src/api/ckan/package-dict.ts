@@ -6,6 +6,7 @@ import { RESOURCE_FIELDS } from '../../domain/resources/field-table.ts';
 import { licenseFor, LICENSES, type License } from '../../domain/licenses.ts';
 import { withExtras } from '../../domain/metadata/extras.ts';
 import { datasetCustomDict, datasetRecordDict, resourceMetadataDict } from './record-dict.ts';
+import type { PendingVersionNote } from '../../domain/pipeline/version-record.ts';
 
 /**
  * Almanac's records as CKAN emits them (ckan/lib/dictization/model_dictize.py): every key present,
@@ -95,7 +96,22 @@ export function resourceDict(r: Resource) {
     metadata_modified: ckanTimestamp(r.updatedAt),
     state: 'active',
     datastore_active: hasTypedPreview(r),
+    ...heldVersionDict(r),
     ...resourceMetadataDict(r),
+  };
+}
+
+/** A version held for a breaking schema change (issue 30 §3), for the CKAN clients that publishers' scripts use. */
+function heldVersionDict(r: Resource) {
+  const held = r.extras.pendingVersion as PendingVersionNote | null | undefined;
+  if (!held) return {};
+  return {
+    schema_change_pending: {
+      version: held.version,
+      created: ckanTimestamp(new Date(held.createdAt)),
+      breaking: held.schemaChanges.breaking,
+      changes: held.schemaChanges.changes,
+    },
   };
 }
 

@@ -69,6 +69,8 @@ export const CKAN_RESOURCE_KEYS: ReadonlySet<string> = new Set([
   'metadata_modified',
   'state',
   'datastore_active',
+  // Almanac's own: the held version's notice, the system's state, never a free extra on the way back.
+  'schema_change_pending',
   'datastore_contains_all_records_of_source',
   'revision_id',
   'tracking_summary',

@@ -13,8 +13,7 @@ import { syncDatasetSearch } from '../../search/sync.ts';
 import { contentsKey, fetchedKey, previewKey, resourcePrefix } from '../../storage/keys.ts';
 import { liveSourceKey } from '../resources/stored-objects.ts';
 import { servedPreviewKey, type PreviewRecord } from './preview-record.ts';
-import { keepServedAsVersion, recordVersion, unversionedKeys } from './version-record.ts';
-import type { TableSchema } from '../../tabular/column-schema.ts';
+import { keepServedAsVersion, recordVersion, unversionedKeys, type MadePreview } from './version-record.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { FetchError, safeFetch } from '../../net/safe-fetch.ts';
 import { linkFailureReason } from './link-failures.ts';
@@ -113,12 +112,13 @@ async function step<T extends Record<string, unknown>>(
   resourceId: string,
   runId: string,
   name: PipelineStepName,
-  options: { also?: (tx: EntityManager, results: T) => Promise<void> },
+  options: { also?: (tx: EntityManager, results: T) => Promise<Partial<T> | null | void> },
   work: () => Promise<T>,
 ): Promise<T> {
   if (!(await markStep(deps.em, resourceId, runId, name, 'running'))) throw superseded();
   const results = await work();
-  const also = options.also && ((tx: EntityManager) => options.also!(tx, results));
+  // What `also` returns replaces those results in what the step records (a held version's preview).
+  const also = options.also && (async (tx: EntityManager) => void Object.assign(results, await options.also!(tx, results)));
   if (!(await markStep(deps.em, resourceId, runId, name, 'succeeded', { results, also }))) throw superseded();
   return results;
 }
@@ -252,13 +252,13 @@ export async function previewStep(deps: StepDeps, resourceId: string, runId: str
   const key = previewKey(resourceId, runId);
   let readFrom = '';
   let replaced: string[] = [];
-  // The version this preview makes is recorded in the transaction that makes it the served one.
-  const also = (tx: EntityManager, results: { preview: { key: string; schema: TableSchema; createdAt: string } }) => {
+  // The version this preview makes is recorded in the transaction that makes it the served one (or holds it).
+  const also = (tx: EntityManager, results: { preview: MadePreview }) => {
     replaced = [];
-    return recordVersion(tx, resourceId, readFrom, results.preview, replaced);
+    return recordVersion(tx, resourceId, readFrom, results.preview, replaced, deps.config.versions.holdBreaking);
   };
   await step(deps, resourceId, runId, 'preview', { also }, () =>
-    withWorkDir(async (dir) => {
+    withWorkDir(async (dir): Promise<{ preview: MadePreview; queryable: boolean }> => {
       const resource = await loadResource(deps.em, resourceId);
       if (!resource) throw new PipelineError('The resource was deleted.');
       readFrom = liveSourceKey(resource);
@@ -292,10 +292,13 @@ export async function textStep(deps: StepDeps, resourceId: string, runId: string
     withWorkDir(async (dir) => {
       let text: string;
       if (tabular) {
-        const parquetPath = path.join(dir, 'preview.parquet');
-        await pump(await deps.storage.read(previewKey(resourceId, runId)), fs.createWriteStream(parquetPath));
+        // The served preview: this run's, or the one still served while this run's version is held.
         const resource = await loadResource(deps.em, resourceId);
-        const header = (resource?.extras.preview as PreviewRecord | null)?.dialect?.header ?? true;
+        const preview = resource?.extras.preview as PreviewRecord | null | undefined;
+        if (!preview) throw new PipelineError('The resource was deleted.');
+        const parquetPath = path.join(dir, 'preview.parquet');
+        await pump(await deps.storage.read(servedPreviewKey(resourceId, preview)), fs.createWriteStream(parquetPath));
+        const header = preview.dialect?.header ?? true;
         text = await extractText({ parquetPath, maxBytes: CONTENTS_BYTES, includeHeader: header });
       } else {
         const resource = await loadResource(deps.em, resourceId);

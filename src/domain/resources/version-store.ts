@@ -1,7 +1,7 @@
 import type { SchemaDiff } from '../pipeline/schema-diff.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TableSchema } from '../../tabular/column-schema.ts';
-import { expiredVersions, type VersionRetention } from './version-retention.ts';
+import { expiredVersions, type VersionRetention, type VersionReview } from './version-retention.ts';
 
 /** A row of `resource_versions` as readers see it. */
 export interface StoredVersion {
@@ -17,10 +17,15 @@ export interface StoredVersion {
   createdAt: Date;
   activityId: string | null;
   schemaDiff: SchemaDiff | null;
+  /** Null for a version that was never held by the schema-change hold. */
+  review: VersionReview | null;
+  reviewedBy: string | null;
+  reviewedAt: Date | null;
 }
 
 const COLUMNS = `resource_id as "resourceId", n, source_key as "sourceKey", source_url as "sourceUrl", preview_key as "previewKey",
-  schema, sha256, size::float8 as size, row_count::float8 as "rowCount", created_at as "createdAt", activity_id as "activityId", schema_diff as "schemaDiff"`;
+  schema, sha256, size::float8 as size, row_count::float8 as "rowCount", created_at as "createdAt", activity_id as "activityId", schema_diff as "schemaDiff",
+  review, reviewed_by as "reviewedBy", reviewed_at as "reviewedAt"`;
 
 async function versionsOf(em: EntityManager, resourceIds: string[]): Promise<StoredVersion[]> {
   if (!resourceIds.length) return [];
@@ -28,7 +33,7 @@ async function versionsOf(em: EntityManager, resourceIds: string[]): Promise<Sto
     `select ${COLUMNS} from resource_versions where resource_id in (${resourceIds.map(() => '?').join(', ')}) order by resource_id, n`,
     resourceIds,
   );
-  return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt) }));
+  return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), reviewedAt: row.reviewedAt && new Date(row.reviewedAt) }));
 }
 
 /** A resource's versions that retention keeps, newest first. */

@@ -42,6 +42,9 @@ export async function readableVersions(ctx: DomainContext, resource: Readable): 
       createdAt: new Date(preview.createdAt ?? 0),
       activityId: null,
       schemaDiff: null,
+      review: null,
+      reviewedBy: null,
+      reviewedAt: null,
     },
   ];
 }
@@ -59,6 +62,9 @@ export function presentVersion(version: StoredVersion, current: boolean) {
     previewTruncated: version.schema.previewTruncated,
     activityId: version.activityId,
     schemaChanges: version.schemaDiff,
+    review: version.review,
+    reviewedBy: version.reviewedBy,
+    reviewedAt: version.reviewedAt?.toISOString() ?? null,
     createdAt: version.createdAt.toISOString(),
   };
 }

@@ -95,8 +95,16 @@ export const VersionRecord = z
       })
       .nullable()
       .describe(
-        'Its columns against the previous version’s: added, removed, renamed, moved, retyped, nulls appearing, each breaking or compatible',
+        'Its columns against the version served before it: added, removed, renamed, moved, retyped, nulls appearing, each breaking or compatible',
       ),
+    review: z
+      .enum(['pending', 'accepted', 'declined', 'superseded'])
+      .nullable()
+      .describe(
+        'The schema-change hold: pending while a breaking version of a published resource waits for its editor (the previous one stays served), then accepted, declined, or superseded by newer bytes; null for a version never held',
+      ),
+    reviewedBy: z.uuid().nullable().describe('The user who accepted or declined it'),
+    reviewedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ResourceVersion' });

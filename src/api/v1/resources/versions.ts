@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
 import { listVersions, openVersionDownload, openVersionPreview, versionSchema } from '../../../domain/resources/versions.ts';
+import { acceptVersion, declineVersion } from '../../../domain/resources/version-review.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, paging } from '../../../http/schemas.ts';
 import { sendObject } from '../../../http/send-object.ts';
@@ -69,5 +70,28 @@ export const resourceVersionRoutes = [
     response: QueryResultRecord,
     handle: ({ domain, actor, params, body, ctx }) =>
       queryResource(domain, actor, params.id, body.sql, queryCaller(actor, ctx.ip), Number(params.n)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/resources/{id}/versions/{n}/accept',
+    problems: ['conflict', 'jobs_unavailable'],
+    tag: 'files',
+    access: 'user',
+    summary: 'Serve a version held for a breaking schema change (org editor): its file, preview and schema from now on',
+    params: versionParams,
+    response: VersionRecord,
+    handle: ({ domain, actor, params }) => acceptVersion(domain, actor, params.id, Number(params.n)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/resources/{id}/versions/{n}/decline',
+    problems: ['conflict'],
+    tag: 'files',
+    access: 'user',
+    summary:
+      'Keep serving the current version instead of one held for a breaking schema change (org editor); the held one is kept, under retention',
+    params: versionParams,
+    response: VersionRecord,
+    handle: ({ domain, actor, params }) => declineVersion(domain, actor, params.id, Number(params.n)),
   }),
 ];
