@@ -22,6 +22,8 @@ export const WEB_PAGES = {
   'GET /dataset/:name/resource/:id': {},
   'GET /dataset/:name/resource/:id/query': {},
   'GET /dataset/:name/resource/:id/query.:format': {},
+  'GET /dataset/:name/resource/:id/versions/compare': {},
+  'POST /dataset/:name/resource/:id/versions/:n/:decision': {},
   'GET /organization': {},
   'GET /organization/:name': {},
   'GET /group': {},

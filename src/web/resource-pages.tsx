@@ -4,15 +4,20 @@ import { getDataset } from '../domain/datasets/lifecycle.ts';
 import { DomainError, invalidParameters, notFound } from '../domain/errors.ts';
 import { openText, pipelineStatus, resourceSchema } from '../domain/resources/files.ts';
 import { queryCaller, queryResource } from '../domain/resources/query.ts';
-import { listVersions } from '../domain/resources/versions.ts';
+import { compareVersions, listVersions } from '../domain/resources/versions.ts';
+import { acceptVersion, declineVersion } from '../domain/resources/version-review.ts';
+import { mayEditDataset } from '../domain/datasets/access.ts';
+import { checkCsrf } from './csrf.ts';
+import { readForm } from './form.ts';
+import { CompareVersionsPage } from './pages/versions.tsx';
 import { QUERY_LIMITS } from '../query/sandbox.ts';
 import { sendExport } from '../api/v1/resources/export-response.ts';
 import { exportResource } from '../domain/resources/export.ts';
 import { EXPORT_FORMATS } from '../query/export-formats.ts';
 import { binsByColumn, histogramSql } from './histogram.ts';
-import { actorOf, domainOf, frameOf, mountPage } from './page-context.tsx';
+import { actorOf, domainOf, frameOf, loggedIn, mountPage } from './page-context.tsx';
 import { QueryPage, type QueryOutcome } from './pages/query.tsx';
-import { ResourcePageView, type PreviewRows } from './pages/resource.tsx';
+import { resourcePath, ResourcePageView, type PreviewRows } from './pages/resource.tsx';
 import { sendPage } from './render.ts';
 import type { DomainServices } from '../domain/context.ts';
 
@@ -88,11 +93,12 @@ export function mountResourcePages(router: Router, services: DomainServices) {
     const { dataset, resource } = await loadPair(ctx);
     const domain = domainOf(ctx);
     const actor = actorOf(ctx);
-    const [frame, pipeline, schema, versions] = await Promise.all([
+    const [frame, pipeline, schema, versions, editable] = await Promise.all([
       frameOf(ctx, services),
       pipelineStatus(domain, actor, resource.id),
       resourceSchema(domain, actor, resource.id),
       listVersions(domain, actor, resource.id, { offset: 0, limit: 100 }),
+      mayEditDataset(domain, actor, dataset.id),
     ]);
     let preview: PreviewRows | null = null;
     let histograms: number[][] | null = null;
@@ -132,8 +138,42 @@ export function mountResourcePages(router: Router, services: DomainServices) {
         text={text}
         notice={notice}
         versions={versions}
+        editable={editable}
       />,
     );
+  });
+
+  mountPage(router, services, 'GET /dataset/:name/resource/:id/versions/compare', async (ctx) => {
+    const { dataset, resource } = await loadPair(ctx);
+    const [from, to] = [ctx.query.from, ctx.query.to].map((n) => (/^[1-9]\d{0,8}$/.test(String(n)) ? Number(n) : null));
+    if (!from || !to) throw invalidParameters([{ path: from ? 'to' : 'from', message: 'must be a version number' }]);
+    const [frame, comparison] = await Promise.all([
+      frameOf(ctx, services),
+      compareVersions(domainOf(ctx), actorOf(ctx), resource.id, to, from),
+    ]);
+    const base = resourcePath(dataset, resource.id);
+    sendPage(
+      ctx,
+      <CompareVersionsPage
+        frame={frame}
+        dataset={dataset}
+        resourceName={resource.name || 'Resource'}
+        base={base}
+        comparison={comparison}
+      />,
+    );
+  });
+
+  mountPage(router, services, 'POST /dataset/:name/resource/:id/versions/:n/:decision', async (ctx) => {
+    checkCsrf(ctx, await readForm(ctx));
+    if (!loggedIn(ctx)) return;
+    const decision = ctx.params.decision;
+    const review = decision === 'accept' ? acceptVersion : decision === 'decline' ? declineVersion : null;
+    const n = /^[1-9]\d{0,8}$/.test(ctx.params.n!) ? Number(ctx.params.n) : null;
+    if (!review || !n) throw notFound('The page');
+    const { dataset, resource } = await loadPair(ctx);
+    await review(domainOf(ctx), actorOf(ctx), resource.id, n);
+    ctx.redirect(resourcePath(dataset, resource.id));
   });
 
   mountPage(router, services, 'GET /dataset/:name/resource/:id/query', async (ctx) => {

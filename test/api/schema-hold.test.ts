@@ -166,6 +166,19 @@ test('newer bytes supersede a held version; its diff is against the version serv
     ['added region', 'removed people', 'renamed town'],
   );
   t.true(held.schemaChanges.breaking);
+  // Any two versions compare: a script written for version 2 meets a dropped column in version 3.
+  const since2 = await app.api.get(`${V1}/resources/${id}/versions/3/schema-changes?from=2`);
+  t.is(since2.status, 200, since2.text);
+  t.like(since2.body, { resourceId: id, from: 2, version: 3, breaking: true });
+  t.deepEqual(
+    since2.body.changes
+      .filter((c: { kind: string }) => c.kind !== 'moved')
+      .map((c: { kind: string; column: string }) => `${c.kind} ${c.column}`),
+    ['removed people', 'added region'],
+  );
+  t.like((await app.api.get(`${V1}/resources/${id}/versions/1/schema-changes?from=1`)).body, { breaking: false, changes: [] });
+  isProblem(t, await app.api.get(`${V1}/resources/${id}/versions/3/schema-changes?from=9`), 404, 'not_found');
+  isProblem(t, await app.api.get(`${V1}/resources/${id}/versions/3/schema-changes`), 400, 'invalid_parameters');
   isProblem(t, await app.api.post(`${V1}/resources/${id}/versions/2/accept`, {}, editor), 409, 'conflict');
   t.is((await app.api.post(`${V1}/resources/${id}/versions/3/accept`, {}, editor)).status, 200);
   t.is(await download(id), DROPPED);

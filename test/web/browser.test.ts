@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import test from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadWebFixtures, type WebFixtures } from './fixtures.ts';
+import { uploadAndProcess } from '../helpers/pipeline.ts';
 
 /**
  * The web catalog in a real browser: Debian's Chromium (CHROMIUM_PATH, provisioned by test/run.ts) driven
@@ -221,6 +222,58 @@ test('search → dataset → resource table → SQL query → CSV download, in t
   let text = '';
   for await (const chunk of stream) text += chunk;
   t.is(text, 'river,total\r\nSevern,1.25\r\nThames,0.5\r\nTrent,2.75\r\n');
+  t.deepEqual(errors, []);
+  await close();
+});
+
+test('a column renamed in a published resource: held, shown to the visitor, served once the editor accepts it, compared in the browser', async (t) => {
+  const editor = fx.people.outsider; // an editor of the other organization
+  const auth = { token: editor.token };
+  const created = await fx.app.api.post(
+    '/api/v1/packages',
+    {
+      name: 'webb-held-towns',
+      title: 'Held towns',
+      ownerOrg: fx.otherOrg,
+      licenseId: 'cc-by-4.0',
+      resources: [{ urlType: 'upload', name: 'towns.csv' }],
+    },
+    auth,
+  );
+  t.is(created.status, 201, created.text);
+  const id = created.body.resources[0].id as string;
+  await uploadAndProcess(fx.app.api, id, 'id,city\n1,Brest\n2,Quimper\n', auth);
+  await uploadAndProcess(fx.app.api, id, 'id,town\n1,Brest\n2,Quimper\n', auth);
+  const resourcePage = `/dataset/webb-held-towns/resource/${id}`;
+
+  const visitor = await newPage();
+  await visitor.page.goto(resourcePage);
+  t.is(await visitor.page.getByRole('heading', { name: 'Version 2 is waiting for review' }).count(), 1);
+  t.is(await visitor.page.locator('.pending-version .change.breaking').textContent(), 'city renamed town');
+  t.is(await visitor.page.getByRole('button', { name: 'Serve version 2' }).count(), 0, 'only editors answer');
+  t.is(await visitor.page.getByRole('rowheader', { name: 'city' }).count(), 1, 'the served columns are the old ones');
+  t.deepEqual(visitor.errors, []);
+  await visitor.close();
+
+  const { page, errors, close } = await newPage();
+  await page.goto(`/login?next=${encodeURIComponent(resourcePage)}`);
+  await page.getByLabel('Username or email').fill(editor.username);
+  await page.getByLabel('Password').fill(editor.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`**${resourcePage}`);
+  await page.getByRole('button', { name: 'Serve version 2' }).click();
+  await page.waitForURL(`**${resourcePage}`);
+  t.is(await page.getByRole('heading', { name: 'Version 2 is waiting for review' }).count(), 0);
+  t.is(await page.getByRole('rowheader', { name: 'town' }).count(), 1, 'the accepted columns are served');
+  t.is(await page.locator('.versions .badge').first().textContent(), 'Current');
+
+  await page.getByLabel('Compare version').selectOption('1');
+  await page.getByLabel('with').selectOption('2');
+  await page.getByRole('button', { name: 'Compare columns' }).click();
+  await page.waitForURL(/\/versions\/compare\?from=1&to=2/);
+  t.is(await page.getByRole('heading', { level: 1 }).textContent(), 'Columns of version 2 against version 1');
+  t.is(await page.locator('td .change.breaking').textContent(), 'city renamed town');
+  t.deepEqual(await seriousViolations(page), []);
   t.deepEqual(errors, []);
   await close();
 });

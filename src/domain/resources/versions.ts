@@ -4,6 +4,7 @@ import type { DomainContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { page, type PageRequest } from '../pagination.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
+import { diffSchemas } from '../pipeline/schema-diff.ts';
 import { loadReadableResource } from './access-query.ts';
 import type { StoredObject } from './files.ts';
 import type { ResourceFields } from './present.ts';
@@ -123,4 +124,16 @@ export async function openVersionDownload(ctx: DomainContext, actor: Actor, id: 
 export async function openVersionPreview(ctx: DomainContext, actor: Actor, id: string, n: number): Promise<StoredObject> {
   const target = await openVersionDownload(ctx, actor, id, n);
   return { ...target, size: Math.min(target.size, ctx.config.pipeline.previewMaxBytes) };
+}
+
+/**
+ * GET …/versions/{n}/schema-changes?from=m: what a script written against version m meets in version n, in
+ * the terms of each version's own `schemaChanges` (which compare a version with the one served before it).
+ */
+export async function compareVersions(ctx: DomainContext, actor: Actor, id: string, n: number, from: number) {
+  const { resource } = await loadReadableResource(ctx, actor, id);
+  const versions = await readableVersions(ctx, resource);
+  const [before, after] = [from, n].map((k) => versions.find((v) => v.n === k));
+  if (!before || !after) throw notFound('Version');
+  return { resourceId: resource.id, from, version: n, ...diffSchemas(before.schema, after.schema) };
 }

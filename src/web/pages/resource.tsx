@@ -1,4 +1,5 @@
-import { VersionsSection } from './versions.tsx';
+import { PendingVersionNotice, VersionsSection } from './versions.tsx';
+import type { PendingVersionNote } from '../../domain/pipeline/version-record.ts';
 import type { pipelineStatus, resourceSchema } from '../../domain/resources/files.ts';
 import { Layout, type PageFrame } from '../layout.tsx';
 import { formatBytes } from './dataset.tsx';
@@ -76,6 +77,8 @@ export function ResourcePageView(props: {
   text: string | null;
   notice: string | null;
   versions: Parameters<typeof VersionsSection>[0]['versions'];
+  /** Whether the caller may edit the dataset: they answer a held version. */
+  editable: boolean;
 }) {
   const { dataset, resource: r, schema, preview } = props;
   const base = resourcePath(dataset, r.id);
@@ -83,6 +86,7 @@ export function ResourcePageView(props: {
   const numeric = columns.filter((c) => c.stats);
   const running = props.pipeline.status === 'queued' || props.pipeline.status === 'running';
   const size = formatBytes(r.size);
+  const held = r.extras.pendingVersion as PendingVersionNote | null | undefined;
   return (
     <Layout
       frame={props.frame}
@@ -116,6 +120,7 @@ export function ResourcePageView(props: {
           </a>
         )}
       </p>
+      {held && <PendingVersionNotice base={base} resourceId={r.id} held={held} editable={props.editable} csrf={props.frame.csrf} />}
       <DistributionRecord resource={r} />
       <PipelineSteps pipeline={props.pipeline} />
       {props.notice && (
@@ -182,7 +187,7 @@ export function ResourcePageView(props: {
           </nav>
         </section>
       )}
-      <VersionsSection resourceId={r.id} versions={props.versions} />
+      <VersionsSection base={base} resourceId={r.id} versions={props.versions} />
       {props.text !== null && (
         <section aria-labelledby="text-heading">
           <h2 id="text-heading">Text preview</h2>

@@ -64,6 +64,24 @@ export const QueryResultRecord = z
   })
   .meta({ id: 'QueryResult' });
 
+/** A version's columns against another's (src/domain/pipeline/schema-diff.ts). */
+const SchemaChanges = z.object({
+  breaking: z.boolean(),
+  changes: z.array(
+    z.object({
+      kind: z.enum(['added', 'removed', 'renamed', 'moved', 'retyped', 'nullsAppeared']),
+      column: z.string(),
+      position: z.number().int(),
+      impact: z.enum(['breaking', 'compatible']),
+      type: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
+      previousType: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
+      previousName: z.string().optional(),
+      previousPosition: z.number().int().optional(),
+      nullCount: z.number().int().optional(),
+    }),
+  ),
+});
+
 export const VersionRecord = z
   .object({
     resourceId: z.uuid(),
@@ -76,27 +94,9 @@ export const VersionRecord = z
     columns: z.number().int(),
     previewTruncated: z.boolean(),
     activityId: z.uuid().nullable(),
-    schemaChanges: z
-      .object({
-        breaking: z.boolean(),
-        changes: z.array(
-          z.object({
-            kind: z.enum(['added', 'removed', 'renamed', 'moved', 'retyped', 'nullsAppeared']),
-            column: z.string(),
-            position: z.number().int(),
-            impact: z.enum(['breaking', 'compatible']),
-            type: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
-            previousType: z.enum(['integer', 'float', 'boolean', 'string']).optional(),
-            previousName: z.string().optional(),
-            previousPosition: z.number().int().optional(),
-            nullCount: z.number().int().optional(),
-          }),
-        ),
-      })
-      .nullable()
-      .describe(
-        'Its columns against the version served before it: added, removed, renamed, moved, retyped, nulls appearing, each breaking or compatible',
-      ),
+    schemaChanges: SchemaChanges.nullable().describe(
+      'Its columns against the version served before it: added, removed, renamed, moved, retyped, nulls appearing, each breaking or compatible',
+    ),
     review: z
       .enum(['pending', 'accepted', 'declined', 'superseded'])
       .nullable()
@@ -108,6 +108,11 @@ export const VersionRecord = z
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ResourceVersion' });
+
+export const VersionComparison = z
+  .object({ resourceId: z.uuid(), from: z.number().int(), version: z.number().int() })
+  .extend(SchemaChanges.shape)
+  .meta({ id: 'ResourceVersionComparison' });
 
 /** A query's body, for the current preview and for a version's. */
 export const QueryBody = z.strictObject({

@@ -1,14 +1,21 @@
 import { z } from 'zod';
 import { queryCaller, queryResource } from '../../../domain/resources/query.ts';
-import { listVersions, openVersionDownload, openVersionPreview, versionSchema } from '../../../domain/resources/versions.ts';
+import {
+  compareVersions,
+  listVersions,
+  openVersionDownload,
+  openVersionPreview,
+  versionSchema,
+} from '../../../domain/resources/versions.ts';
 import { acceptVersion, declineVersion } from '../../../domain/resources/version-review.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listOf, paging } from '../../../http/schemas.ts';
 import { sendObject } from '../../../http/send-object.ts';
-import { QueryBody, QueryResultRecord, SchemaRecord, VersionRecord } from './schema.ts';
+import { QueryBody, QueryResultRecord, SchemaRecord, VersionComparison, VersionRecord } from './schema.ts';
 
 const idParams = z.object({ id: z.string().min(1).max(200) });
-const versionParams = z.object({ id: z.string().min(1).max(200), n: z.string().regex(/^[1-9]\d{0,8}$/, 'must be a version number') });
+const versionNumber = z.string().regex(/^[1-9]\d{0,8}$/, 'must be a version number');
+const versionParams = z.object({ id: z.string().min(1).max(200), n: versionNumber });
 
 /** Data versions of a resource (issue 30 §2): each one's bytes, schema and preview, under the resource's own visibility and limits. */
 export const resourceVersionRoutes = [
@@ -32,6 +39,17 @@ export const resourceVersionRoutes = [
     params: versionParams,
     response: SchemaRecord.extend({ version: z.number().int() }).meta({ id: 'ResourceVersionSchema' }),
     handle: ({ domain, actor, params }) => versionSchema(domain, actor, params.id, Number(params.n)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/resources/{id}/versions/{n}/schema-changes',
+    tag: 'files',
+    access: 'public',
+    summary: 'What a script written against version `from` meets in this version: its columns added, removed, renamed, retyped…',
+    params: versionParams,
+    query: z.object({ from: versionNumber }),
+    response: VersionComparison,
+    handle: ({ domain, actor, params, query }) => compareVersions(domain, actor, params.id, Number(params.n), Number(query.from)),
   }),
   defineRoute({
     method: 'get',
