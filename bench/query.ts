@@ -9,7 +9,7 @@ import { withBenchPreview } from './preview-bench.ts';
 
 const RUNS = 20;
 /** `data` is the table in both places; the columns are the congress file's. */
-const SHAPES: Record<string, string> = {
+export const QUERY_SHAPES: Record<string, string> = {
   count: 'SELECT count(*) AS n FROM data',
   filteredScan: "SELECT * FROM data WHERE state_abbrev = 'CA' AND age_years > 60 LIMIT 1000",
   groupBy: 'SELECT party_code, count(*) AS n, avg(age_years) AS age FROM data GROUP BY party_code ORDER BY n DESC',
@@ -27,7 +27,7 @@ export async function benchQuery() {
     await conn.run(`CREATE VIEW data AS SELECT * FROM read_parquet('${parquet}')`);
 
     const results: Record<string, { apiP50Ms: number; rawP50Ms: number; ratio: number; rows: number }> = {};
-    for (const [shape, sql] of Object.entries(SHAPES)) {
+    for (const [shape, sql] of Object.entries(QUERY_SHAPES)) {
       const api: number[] = [];
       const raw: number[] = [];
       let rows = 0;

@@ -1,4 +1,4 @@
-/** `npm run bench [-- startup|search|coverage-search|pipeline|query|relevance|hybrid|soak|harvest|embeddings|reads|exports|datastore|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|version-query|relevance|hybrid|soak|harvest|embeddings|reads|exports|datastore|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
 import { benchCkanapiLoad } from './ckanapi-load.ts';
 import { benchCoverageSearch } from './coverage-search.ts';
@@ -14,11 +14,13 @@ import { benchRelevance } from './relevance/run.ts';
 import { benchSearch } from './search.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
+import { benchVersionQuery } from './version-query.ts';
 
 const benches: Record<string, () => Promise<object>> = {
   startup: () => benchStartup(Number(process.env.BENCH_RUNS ?? 3)),
   pipeline: () => benchPipeline(),
   query: () => benchQuery(),
+  'version-query': () => benchVersionQuery(),
   exports: () => benchExports(),
   datastore: () => benchDatastore(),
   relevance: () => benchRelevance(),
