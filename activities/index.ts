@@ -9,6 +9,8 @@ import { siteDataActivities } from './site-data.ts';
 import { Context } from '@temporalio/activity';
 import { sweepOrphans } from '../src/domain/resources/orphan-sweep.ts';
 import type { StorageSweepCounts } from '../src/domain/jobs/port.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { actAs } from '../src/domain/activity/actor-scope.ts';
 
 /**
  * Builds the activities from the app's services; the worker calls this once. Each activity forks its
@@ -28,20 +30,20 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
       return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
     },
-    async purgeOrganizationDatasets(orgId: string, pageSize: number): Promise<number> {
-      return deleteOrganizationDatasetsPage(orm.em.fork(), storage, search, orgId, pageSize);
+    async purgeOrganizationDatasets(orgId: string, pageSize: number, actorId: string | null = null): Promise<number> {
+      return deleteOrganizationDatasetsPage(actingAs(orm.em.fork(), actorId), storage, search, orgId, pageSize);
     },
-    async purgeOrganizationRecord(orgId: string): Promise<boolean> {
-      return deleteDeletedOrganization(orm.em.fork(), orgId);
+    async purgeOrganizationRecord(orgId: string, actorId: string | null = null): Promise<boolean> {
+      return deleteDeletedOrganization(actingAs(orm.em.fork(), actorId), orgId);
     },
     async flagDraftDeletion(datasetId: string): Promise<boolean> {
       return flagDraftDeletion(orm.em.fork(), datasetId);
     },
-    async deleteDraftResources(datasetId: string): Promise<number> {
-      return deleteDraftResources(orm.em.fork(), storage, datasetId);
+    async deleteDraftResources(datasetId: string, actorId: string | null = null): Promise<number> {
+      return deleteDraftResources(actingAs(orm.em.fork(), actorId), storage, datasetId);
     },
-    async deleteDraftRecord(datasetId: string): Promise<boolean> {
-      return deleteDraftRecord(orm.em.fork(), datasetId);
+    async deleteDraftRecord(datasetId: string, actorId: string | null = null): Promise<boolean> {
+      return deleteDraftRecord(actingAs(orm.em.fork(), actorId), datasetId);
     },
     async sweepStorage(olderThanSeconds: number): Promise<StorageSweepCounts> {
       const deps = {
@@ -54,10 +56,16 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
       const { scanned, orphanCount, orphanBytes, removedCount } = await sweepOrphans(deps, { remove: true, olderThanSeconds });
       return { scanned, orphanCount, orphanBytes, removedCount };
     },
-    async purgeDeletedDataset(datasetId: string): Promise<boolean> {
-      return deleteDeletedDataset(orm.em.fork(), storage, search, datasetId);
+    async purgeDeletedDataset(datasetId: string, actorId: string | null = null): Promise<boolean> {
+      return deleteDeletedDataset(actingAs(orm.em.fork(), actorId), storage, search, datasetId);
     },
   };
+}
+
+/** An activity's EntityManager writing as the user who asked for the job (issue 30: who made each change). */
+function actingAs(em: EntityManager, actorId: string | null) {
+  if (actorId) actAs(em, { userId: actorId });
+  return em;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

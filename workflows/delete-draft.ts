@@ -6,10 +6,11 @@ const { flagDraftDeletion, deleteDraftResources, deleteDraftRecord } = proxyActi
 
 /**
  * `delete-draft-<id>`: removes a draft for good. Flag first, row last: if a step fails, the draft stays
- * listed with `deletionIncomplete: true`, and the same DELETE runs this again to finish.
+ * listed with `deletionIncomplete: true`, and the same DELETE runs this again to finish. The history names
+ * `actorId` (null: the system) for what it removes.
  */
-export async function deleteDraftWorkflow(datasetId: string): Promise<{ removed: boolean }> {
+export async function deleteDraftWorkflow(datasetId: string, actorId: string | null = null): Promise<{ removed: boolean }> {
   if (!(await flagDraftDeletion(datasetId))) return { removed: false };
-  await deleteDraftResources(datasetId);
-  return { removed: await deleteDraftRecord(datasetId) };
+  await deleteDraftResources(datasetId, actorId);
+  return { removed: await deleteDraftRecord(datasetId, actorId) };
 }

@@ -11,6 +11,8 @@ export interface PurgeProgress {
   pagesPerRun?: number;
   /** Carried across continue-as-new. */
   datasetsRemoved?: number;
+  /** The user the history names for what the purge removes; null: the system. */
+  actorId?: string | null;
 }
 
 /**
@@ -20,13 +22,13 @@ export interface PurgeProgress {
  */
 export async function purgeOrganizationWorkflow(
   orgId: string,
-  { pageSize = 200, pagesPerRun = 50, datasetsRemoved = 0 }: PurgeProgress = {},
+  { pageSize = 200, pagesPerRun = 50, datasetsRemoved = 0, actorId = null }: PurgeProgress = {},
 ): Promise<{ removed: boolean; datasets: number }> {
   let datasets = datasetsRemoved;
   for (let page = 0; page < pagesPerRun; page++) {
-    const removed = await purgeOrganizationDatasets(orgId, pageSize);
+    const removed = await purgeOrganizationDatasets(orgId, pageSize, actorId);
     datasets += removed;
-    if (removed < pageSize) return { removed: await purgeOrganizationRecord(orgId), datasets };
+    if (removed < pageSize) return { removed: await purgeOrganizationRecord(orgId, actorId), datasets };
   }
-  return continueAsNew<typeof purgeOrganizationWorkflow>(orgId, { pageSize, pagesPerRun, datasetsRemoved: datasets });
+  return continueAsNew<typeof purgeOrganizationWorkflow>(orgId, { pageSize, pagesPerRun, datasetsRemoved: datasets, actorId });
 }

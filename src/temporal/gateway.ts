@@ -55,8 +55,8 @@ export class TemporalJobs implements Jobs {
     return new TemporalJobs(new Client({ connection, namespace: opts.namespace }), opts.taskQueue, opts.uiUrl, retries);
   }
 
-  startOrganizationPurge(orgId: string) {
-    return this.start('purge-org', orgId);
+  startOrganizationPurge(orgId: string, actorId: string | null = null) {
+    return this.start('purge-org', orgId, actorId);
   }
 
   isOrganizationPurgeRunning(orgId: string) {
@@ -71,12 +71,12 @@ export class TemporalJobs implements Jobs {
     return this.start('pipeline', resourceId);
   }
 
-  deleteDraft(datasetId: string) {
-    return this.runAwaited('delete-draft', datasetId);
+  deleteDraft(datasetId: string, actorId: string | null = null) {
+    return this.runAwaited('delete-draft', datasetId, actorId);
   }
 
-  purgeDataset(datasetId: string) {
-    return this.runAwaited('purge-dataset', datasetId);
+  purgeDataset(datasetId: string, actorId: string | null = null) {
+    return this.runAwaited('purge-dataset', datasetId, actorId);
   }
 
   syncSearch(datasetId: string) {
@@ -261,10 +261,10 @@ export class TemporalJobs implements Jobs {
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, result: () => handle.result() };
   }
 
-  private async runAwaited(name: AwaitedJob, datasetId: string): Promise<void> {
+  private async runAwaited(name: AwaitedJob, datasetId: string, actorId: string | null = null): Promise<void> {
     const failed = JOBS[name].awaited;
     // A run replaced by a newer one ends as terminated: the newer run carries the change.
-    const run = await this.launch(name, datasetId);
+    const run = await (name === 'publish-sync' ? this.launch(name, datasetId) : this.launch(name, datasetId, actorId));
     // With no worker polling, a result would never come: the caller hears 503 rather than hang.
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {

@@ -49,7 +49,7 @@ export const JOBS = {
   'purge-org': job({
     workflow: 'purgeOrganizationWorkflow',
     id: purgeOrgWorkflowId,
-    args: (orgId: string) => [orgId],
+    args: (orgId: string, actorId: string | null = null) => [orgId, { actorId }],
     onRunning: 'USE_EXISTING',
     onClosed: 'ALLOW_DUPLICATE_FAILED_ONLY',
   }),
@@ -69,14 +69,14 @@ export const JOBS = {
   'delete-draft': job({
     workflow: 'deleteDraftWorkflow',
     id: deleteDraftWorkflowId,
-    args: (datasetId: string) => [datasetId],
+    args: (datasetId: string, actorId: string | null = null) => [datasetId, actorId],
     onRunning: 'USE_EXISTING',
     awaited: deletionIncomplete,
   }),
   'purge-dataset': job({
     workflow: 'purgeDatasetWorkflow',
     id: purgeDatasetWorkflowId,
-    args: (datasetId: string) => [datasetId],
+    args: (datasetId: string, actorId: string | null = null) => [datasetId, actorId],
     onRunning: 'USE_EXISTING',
     awaited: purgeIncomplete,
   }),

@@ -227,6 +227,7 @@ test('a harvest run, an organization change and a purge are activities too', asy
     if (!purged) await new Promise((r) => setTimeout(r, 100));
   }
   t.truthy(purged, 'the purge is recorded');
+  t.is(purged!.userId, people.admin.id, 'by the admin who asked for it, though a workflow made it');
   t.is(
     (await app.api.get(`/api/v1/activity/${purged!.id}`, as(people.admin))).status,
     404,

@@ -182,7 +182,7 @@ export async function publishDataset(ctx: DomainContext, actor: Actor, nameOrId:
 export async function deleteDataset(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['draft', 'active', 'deleted']);
   authorize(actor, 'dataset:delete', subject);
-  if (dataset.state === 'draft') return ctx.jobs.deleteDraft(dataset.id);
+  if (dataset.state === 'draft') return ctx.jobs.deleteDraft(dataset.id, actor.userId);
   if (dataset.state === 'deleted') return;
   softDeleteDataset(dataset);
   await ctx.em.flush();
@@ -211,5 +211,5 @@ export async function purgeDataset(ctx: DomainContext, actor: Actor, nameOrId: s
   const { dataset, subject } = await loadVisibleDataset(ctx, actor, nameOrId, ['active', 'deleted']);
   authorize(actor, 'dataset:purge', subject);
   if (dataset.state !== 'deleted') throw conflict('Only a deleted dataset can be purged; delete it first.');
-  await ctx.jobs.purgeDataset(dataset.id);
+  await ctx.jobs.purgeDataset(dataset.id, actor.userId);
 }

@@ -8,7 +8,8 @@ import { removeDatasetFiles } from '../resources/file-removal.ts';
 /**
  * Permanent removal of datasets, as workflow steps. Those of `delete-draft-<id>`: The row is flagged first and removed last, so a deletion
  * cut short leaves the draft listed with `deletionIncomplete: true` until a repeated DELETE finishes
- * it. Each step is idempotent.
+ * it. Each step is idempotent. Each removal is a transaction of its own, even as one statement: the history's
+ * triggers read who made the change from the transaction (src/domain/activity/actor-scope.ts).
  */
 export async function flagDraftDeletion(em: EntityManager, datasetId: string): Promise<boolean> {
   return (await em.nativeUpdate(Dataset, { id: datasetId, state: 'draft' }, { deletionIncomplete: true })) > 0;
@@ -18,11 +19,11 @@ export async function flagDraftDeletion(em: EntityManager, datasetId: string): P
 export async function deleteDraftResources(em: EntityManager, storage: ObjectStore, datasetId: string): Promise<number> {
   if (!(await em.count(Dataset, { id: datasetId, state: 'draft' }))) return 0;
   await removeDatasetFiles(em, storage, [datasetId]);
-  return em.nativeDelete(Resource, { dataset: { id: datasetId, state: 'draft' } });
+  return em.transactional((tx) => tx.nativeDelete(Resource, { dataset: { id: datasetId, state: 'draft' } }));
 }
 
 export async function deleteDraftRecord(em: EntityManager, datasetId: string): Promise<boolean> {
-  return (await em.nativeDelete(Dataset, { id: datasetId, state: 'draft' })) > 0;
+  return (await em.transactional((tx) => tx.nativeDelete(Dataset, { id: datasetId, state: 'draft' }))) > 0;
 }
 
 /** The step of `purge-dataset-<id>`: a soft-deleted dataset goes for good, its files first, its resources by cascade. */
@@ -35,5 +36,5 @@ export async function deleteDeletedDataset(
   if (!(await em.count(Dataset, { id: datasetId, state: 'deleted' }))) return false;
   await removeDatasetFiles(em, storage, [datasetId]);
   await removeDatasetVectors(search, [datasetId]);
-  return (await em.nativeDelete(Dataset, { id: datasetId, state: 'deleted' })) > 0;
+  return (await em.transactional((tx) => tx.nativeDelete(Dataset, { id: datasetId, state: 'deleted' }))) > 0;
 }

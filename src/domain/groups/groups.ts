@@ -120,7 +120,7 @@ export async function purgeCategory(ctx: DomainContext, actor: Actor, nameOrId: 
 /** An organization purge runs as the workflow `purge-org-<id>`; a repeat request joins the running one. */
 export async function requestOrganizationPurge(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const group = await loadPurgeable(ctx, actor, 'organization', nameOrId);
-  return ctx.jobs.startOrganizationPurge(group.id);
+  return ctx.jobs.startOrganizationPurge(group.id, actor.userId);
 }
 
 export async function myOrganizations(ctx: DomainContext, actor: Actor, req: PageRequest) {

@@ -31,7 +31,8 @@ export async function deleteOrganizationDatasetsPage(
   const ids = rows.map((r) => r.id);
   await removeDatasetFiles(em, storage, ids);
   await removeDatasetVectors(search, ids);
-  if (ids.length) await em.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids);
+  // A transaction of its own: the history's triggers read who purged from it (src/domain/activity/actor-scope.ts).
+  if (ids.length) await em.transactional((tx) => tx.execute(`delete from datasets where id in (${ids.map(() => '?').join(', ')})`, ids));
   return ids.length;
 }
 
@@ -41,6 +42,6 @@ export async function deleteOrganizationDatasetsPage(
  * for an organization restored meanwhile, which stays.
  */
 export async function deleteDeletedOrganization(em: EntityManager, orgId: string): Promise<boolean> {
-  if ((await em.nativeDelete(Group, { id: orgId, kind: 'organization', state: 'deleted' })) > 0) return true;
+  if ((await em.transactional((tx) => tx.nativeDelete(Group, { id: orgId, kind: 'organization', state: 'deleted' }))) > 0) return true;
   return (await em.count(Group, { id: orgId })) === 0;
 }

@@ -238,7 +238,7 @@ export async function deleteHarvestSource(ctx: DomainContext, actor: Actor, id: 
     const queue = rows.map((r) => r.id);
     await Promise.all(
       Array.from({ length: PURGE_CONCURRENCY }, async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) await ctx.jobs.purgeDataset(next);
+        for (let next = queue.shift(); next; next = queue.shift()) await ctx.jobs.purgeDataset(next, actor.userId);
       }),
     );
   }

@@ -7,8 +7,11 @@ import type { JobStatus, JobType } from './ids.ts';
  * cannot reach the engine throws the `jobs_unavailable` error (503): the request can be retried.
  */
 export interface Jobs {
-  /** A running purge is joined; a completed one is not run again; a failed one may be re-run. */
-  startOrganizationPurge(orgId: string): Promise<JobStart>;
+  /**
+   * A running purge is joined; a completed one is not run again; a failed one may be re-run. `actorId`,
+   * here and below, is the user the history names for what the job removes (null: the system).
+   */
+  startOrganizationPurge(orgId: string, actorId?: string | null): Promise<JobStart>;
   /** True while `purge-org-<id>` runs; restoring must not race it. */
   isOrganizationPurgeRunning(orgId: string): Promise<boolean>;
   /** `delete-all-data`; a running one is joined. */
@@ -16,9 +19,9 @@ export interface Jobs {
   /** `pipeline-<resourceId>` over the resource's current bytes; a run busy with older bytes is replaced. */
   startPipeline(resourceId: string): Promise<JobStart>;
   /** Runs `delete-draft-<id>` and waits for it (503 `deletion_incomplete` when it cannot finish). */
-  deleteDraft(datasetId: string): Promise<void>;
+  deleteDraft(datasetId: string, actorId?: string | null): Promise<void>;
   /** Runs `purge-dataset-<id>` and waits for it (503 `purge_incomplete`). */
-  purgeDataset(datasetId: string): Promise<void>;
+  purgeDataset(datasetId: string, actorId?: string | null): Promise<void>;
   /** Runs `publish-sync-<id>` and waits for it, so a change is searchable when its request returns. */
   syncSearch(datasetId: string): Promise<void>;
   /** `enqueue-all`: the pipeline for every resource; a running one is joined. */
