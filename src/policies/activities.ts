@@ -43,7 +43,8 @@ function readableSql(a: Actor, roles: OrgRoles, c: SubjectColumns): { sql: strin
 /**
  * canReadDatasetActivity as a filter over `activities a` joined to the dataset now (`datasets d` and its
  * organization `o`, both left joins). Activities of organizations and categories: while the group is
- * active now and was then, for everyone; sysadmins see all.
+ * active now and was then, for everyone, but for a change of its members alone, which is for those who may
+ * read its members (`group:read-members`: its members); sysadmins see all.
  */
 export function visibleActivitiesSql(a: Actor, roles: OrgRoles): { sql: string; params: unknown[] } {
   recordPolicyConsulted();
@@ -64,9 +65,11 @@ export function visibleActivitiesSql(a: Actor, roles: OrgRoles): { sql: string; 
     org: 'a.organization_id',
     orgDeleted: 'a.org_deleted',
   });
+  const memberOfGroup = a.userId ? 'exists (select 1 from memberships m where m.group_id = a.object_id and m.user_id = ?::uuid)' : 'false';
   return {
     sql: `((a.object_type = 'dataset' and ${now.sql} and ${then.sql})
-       or (a.object_type <> 'dataset' and a.state = 'active' and exists (select 1 from groups g where g.id = a.object_id and g.state = 'active')))`,
-    params: [...now.params, ...then.params],
+       or (a.object_type <> 'dataset' and a.state = 'active' and exists (select 1 from groups g where g.id = a.object_id and g.state = 'active')
+           and (not a.members_only or ${memberOfGroup})))`,
+    params: [...now.params, ...then.params, ...(a.userId ? [a.userId] : [])],
   };
 }

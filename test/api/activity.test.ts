@@ -85,6 +85,12 @@ test('each change to a dataset is one activity, newest first, with who made it a
   const withResource = await app.api.get(`${PKG}/${created.body.name}?version=${history[2].id}`, anonymous);
   t.is(withResource.body.resources[0].url, 'https://files.example/a.csv');
   t.is((await app.api.get(`${PKG}/${id}?version=00000000-0000-4000-8000-000000000000`, anonymous)).status, 404);
+
+  // A resource deleted: one statement, still named for its editor.
+  t.is((await app.api.delete(`/api/v1/resources/${resource.body.id}`, editor)).status, 204);
+  const [removal] = await activities(t, id);
+  t.like(removal, { action: 'changed', userId: people.editor.id });
+  t.deepEqual(changedPaths(removal!), [`resources.${resource.body.id}`]);
 });
 
 test('a change that rolled back leaves no activity; a write that changes nothing adds none', async (t) => {
@@ -340,4 +346,48 @@ test('history through time, in other orders: public → private → public, publ
   t.is(await seen(gone, anonymous), 404);
   t.is(await seen(gone, as(people.member)), 404, 'a deleted dataset is its editors’');
   t.is(((await seen(gone, editor)) as string[]).length, 2);
+});
+
+test('membership changes are activities of their organization, by whom, shown only to those who may see its members', async (t) => {
+  const org = await orgWithRoles(t);
+  const admin = as(people.admin);
+  const feedOf = async (auth: Auth) =>
+    (
+      (await app.api.get(`${ORGANIZATIONS}/${org.name}/activity?limit=100`, auth)).body.results as Array<Activity & { objectType: string }>
+    ).filter((a) => a.objectType === 'organization');
+  const before = (await feedOf(app.sysadmin)).length;
+  const [publicBefore, outsiderBefore] = [(await feedOf(anonymous)).length, (await feedOf(as(people.outsider))).length];
+  t.is((await app.api.post(`${ORGANIZATIONS}/${org.name}/members`, { user: people.outsider.id, role: 'member' }, admin)).status, 201);
+  t.is(
+    (await app.api.post(`${ORGANIZATIONS}/${org.name}/members`, { user: people.outsider.id, role: 'editor' }, admin)).status,
+    200,
+    'a role changed',
+  );
+  t.is((await app.api.delete(`${ORGANIZATIONS}/${org.name}/members/${people.outsider.id}`, admin)).status, 204);
+
+  const [removed, promoted, added] = await feedOf(as(people.member));
+  t.is((await feedOf(app.sysadmin)).length, before + 3, 'one activity per change');
+  for (const [activity, change] of [
+    [added, { before: null, after: 'member' }],
+    [promoted, { before: 'member', after: 'editor' }],
+    [removed, { before: 'editor', after: null }],
+  ] as const) {
+    t.like(activity, { action: 'changed', userId: people.admin.id });
+    const shown = await app.api.get(`/api/v1/activity/${activity!.id}`, as(people.member));
+    t.is(shown.status, 200, shown.text);
+    t.deepEqual(shown.body.changes, [{ path: `members.${people.outsider.id}`, ...change }]);
+    // Who belongs to an organization is for its members: to anyone else these changes are not there.
+    t.is((await app.api.get(`/api/v1/activity/${activity!.id}`, anonymous)).status, 404);
+  }
+  t.is((await feedOf(anonymous)).length, publicBefore, 'anonymous readers see the organization’s other changes only');
+  t.is((await feedOf(as(people.outsider))).length, outsiderBefore);
+
+  // A change of the organization's own fields stays public, without its members in the diff.
+  t.is((await app.api.put(`${ORGANIZATIONS}/${org.name}`, { name: org.name, title: 'Retitled' }, admin)).status, 200);
+  const [retitled] = await feedOf(anonymous);
+  const publicView = await app.api.get(`/api/v1/activity/${retitled!.id}`, anonymous);
+  t.deepEqual(
+    publicView.body.changes.map((c: { path: string }) => c.path),
+    ['title'],
+  );
 });

@@ -1,6 +1,6 @@
 import { canReadDatasetActivity, visibleActivitiesSql } from '../../policies/activities.ts';
 import { can } from '../../policies/index.ts';
-import { User, type GroupKind } from '../../entities/index.ts';
+import { Membership, User, type GroupKind } from '../../entities/index.ts';
 import type { Actor } from '../actor.ts';
 import { loadVisibleGroup } from '../groups/groups.ts';
 import type { DomainContext } from '../context.ts';
@@ -21,7 +21,7 @@ import { activitySubject, presentActivity, recordOf, type ActivityRow } from './
 
 const COLUMNS = `a.id, a.seq, a.object_type, a.object_id, a.action, a.actor_id, a.harvest_run_id,
   to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at,
-  a.organization_id, a.state, a.private, a.creator_id, a.org_deleted, a.snapshot`;
+  a.organization_id, a.state, a.private, a.creator_id, a.org_deleted, a.members_only, a.snapshot`;
 
 const FROM = `activities a left join datasets d on d.id = a.object_id left join groups o on o.id = d.owner_org_id`;
 
@@ -110,7 +110,15 @@ export async function recentDatasetActivity(ctx: DomainContext, actor: Actor, re
  */
 export async function getActivity(ctx: DomainContext, actor: Actor, activityId: string) {
   const { row, previous } = await activityRows(ctx, actor, activityId);
-  return presentActivity(row, diffRecords(recordOf(previous), recordOf(row)));
+  const members = row.object_type !== 'dataset' && (await mayReadMembers(ctx, actor, row.object_id));
+  return presentActivity(row, diffRecords(recordOf(previous, members), recordOf(row, members)));
+}
+
+/** Whether the reader may see who belongs to the group (its members, sysadmins): its history's member changes are theirs. */
+async function mayReadMembers(ctx: DomainContext, actor: Actor, groupId: string) {
+  const membership = actor.userId ? await ctx.em.findOne(Membership, { group: groupId, user: actor.userId }) : null;
+  // Only an active group's history is shown (src/policies/activities.ts).
+  return can(actor, 'group:read-members', { state: 'active', role: membership?.role ?? null });
 }
 
 /**

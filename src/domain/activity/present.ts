@@ -22,12 +22,17 @@ export interface ActivityRow {
   private: boolean | null;
   creator_id: string | null;
   org_deleted: boolean;
+  members_only: boolean;
   snapshot: Record<string, unknown> | null;
 }
 
-/** A group's row (`to_jsonb(groups)`) as its record gives it. */
-function groupRecord(row: Record<string, unknown>) {
-  return {
+/**
+ * A group's snapshot (`to_jsonb(groups)` and its members) as its record gives it; with `members`, its
+ * members as `{userId: role}`, for readers who may see them (snapshots from before members were recorded
+ * have none).
+ */
+function groupRecord(row: Record<string, unknown>, members: boolean) {
+  const record = {
     id: row.id,
     name: row.name,
     title: row.title,
@@ -35,12 +40,17 @@ function groupRecord(row: Record<string, unknown>) {
     imageUrl: row.image_url ?? null,
     state: row.state,
   };
+  if (!members || !Array.isArray(row.members)) return record;
+  return { ...record, members: Object.fromEntries((row.members as Array<{ user: string; role: string }>).map((m) => [m.user, m.role])) };
 }
 
-/** The record an activity left: a dataset's as GET /packages/{id} gives it, a group's as its own; null once purged. */
-export function recordOf(row: ActivityRow | undefined): Record<string, unknown> | null {
+/**
+ * The record an activity left: a dataset's as GET /packages/{id} gives it, a group's as its own (its members
+ * only with `members`); null once purged.
+ */
+export function recordOf(row: ActivityRow | undefined, members = false): Record<string, unknown> | null {
   if (!row?.snapshot) return null;
-  if (row.object_type !== 'dataset') return groupRecord(row.snapshot);
+  if (row.object_type !== 'dataset') return groupRecord(row.snapshot, members);
   const detail = row.snapshot as unknown as DetailRow;
   return presentDataset(toFields(detail), { resources: detail.resources ?? [] }) as unknown as Record<string, unknown>;
 }

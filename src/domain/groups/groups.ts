@@ -114,7 +114,8 @@ export async function loadPurgeable(ctx: DomainContext, actor: Actor, kind: Grou
 /** A category purge is synchronous: its memberships go with it through the foreign key cascade. */
 export async function purgeCategory(ctx: DomainContext, actor: Actor, nameOrId: string) {
   const group = await loadPurgeable(ctx, actor, 'category', nameOrId);
-  await ctx.em.nativeDelete(Group, { id: group.id, kind: 'category' });
+  // A transaction of its own: the history's triggers read who purged it from there.
+  await ctx.em.transactional((tx) => tx.nativeDelete(Group, { id: group.id, kind: 'category' }));
 }
 
 /** An organization purge runs as the workflow `purge-org-<id>`; a repeat request joins the running one. */

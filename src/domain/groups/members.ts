@@ -45,12 +45,15 @@ export async function upsertMember(
   });
   if (!user) throw validationFailed([{ path: 'user', message: 'no active user has this id or username' }]);
 
-  // One atomic upsert: two concurrent first adds of the same user cannot collide on the primary key.
-  const [row] = await ctx.em.getConnection().execute<{ created: boolean }[]>(
-    `insert into memberships (group_id, user_id, role, created_at) values (?, ?, ?, now())
-     on conflict (group_id, user_id) do update set role = excluded.role
-     returning (xmax = 0) as created`,
-    [group.id, user.id, input.role],
+  // One atomic upsert: two concurrent first adds of the same user cannot collide on the primary key. In a
+  // transaction of its own, even as one statement: the history's triggers read who made it from there.
+  const [row] = await ctx.em.transactional((tx) =>
+    tx.execute<{ created: boolean }[]>(
+      `insert into memberships (group_id, user_id, role, created_at) values (?, ?, ?, now())
+       on conflict (group_id, user_id) do update set role = excluded.role
+       returning (xmax = 0) as created`,
+      [group.id, user.id, input.role],
+    ),
   );
   return {
     created: row.created,
@@ -61,6 +64,6 @@ export async function upsertMember(
 export async function removeMember(ctx: DomainContext, actor: Actor, kind: GroupKind, nameOrId: string, userId: string) {
   const { group, subject } = await loadVisibleGroup(ctx, actor, kind, nameOrId);
   authorize(actor, 'group:manage-members', subject);
-  const removed = isUuid(userId) ? await ctx.em.nativeDelete(Membership, { group: group.id, user: userId }) : 0;
+  const removed = isUuid(userId) ? await ctx.em.transactional((tx) => tx.nativeDelete(Membership, { group: group.id, user: userId })) : 0;
   if (removed === 0) throw notFound('Member');
 }

@@ -233,7 +233,9 @@ export async function deleteHarvestSource(ctx: DomainContext, actor: Actor, id: 
   await ctx.jobs.stopHarvest(source.id);
   if (opts.purge) {
     const now = new Date();
-    await ctx.em.nativeUpdate(Dataset, { harvestSource: source.id, state: { $ne: 'deleted' } }, { state: 'deleted', deletedAt: now });
+    await ctx.em.transactional((tx) =>
+      tx.nativeUpdate(Dataset, { harvestSource: source.id, state: { $ne: 'deleted' } }, { state: 'deleted', deletedAt: now }),
+    );
     const rows: Array<{ id: string }> = await ctx.em.find(Dataset, { harvestSource: source.id }, { fields: ['id'] });
     const queue = rows.map((r) => r.id);
     await Promise.all(

@@ -151,7 +151,8 @@ export async function deleteResource(ctx: DomainContext, actor: Actor, id: strin
   await assertNotHarvested(ctx, dataset);
   // One step of a larger change: the files go once it has committed (a rollback keeps row and files).
   if (!ctx.afterCommit) await removeResourceFiles(ctx.storage, [resource.id]);
-  await ctx.em.nativeDelete(Resource, { id: resource.id });
+  // A transaction of its own (a savepoint inside a larger one): the history's triggers read who deleted it from there.
+  await ctx.em.transactional((tx) => tx.nativeDelete(Resource, { id: resource.id }));
   await afterCommit(ctx, () => removeResourceFiles(ctx.storage, [resource.id]));
   await syncIfSearchable(ctx, dataset);
 }
