@@ -40,7 +40,8 @@ export function VersionsSection(props: { resourceId: string; versions: Versions 
               a.impact === b.impact ? 0 : a.impact === 'breaking' ? -1 : 1,
             );
             return (
-              <tr>
+              // The anchor the DCAT feeds name the version by (src/feeds/dcat-versions.ts).
+              <tr id={`version-${v.version}`}>
                 <th scope="row">
                   <a href={`/api/v1/resources/${resourceId}/versions/${v.version}/download`}>{`v${v.version}`}</a>
                   {v.current && <span class="badge">Current</span>}
