@@ -74,6 +74,19 @@ const described = (r: ResourceRecord) => Boolean(r.url && r.hash && /^[0-9a-f]{6
 const fileObjectId = (r: ResourceRecord) => `file-${r.id}`;
 const recordSetId = (r: ResourceRecord) => `records-${r.id}`;
 
+/**
+ * Croissant's `version` (its "Dataset Versioning" section: schema.org's, MAJOR.MINOR.PATCH recommended,
+ * MAJOR when existing data changed). The publisher's own version when the record has one. Else, when
+ * the dataset is one file with data versions, that file's version as the MAJOR: each version is new
+ * bytes, and Almanac cannot tell rows appended (MINOR) from rows edited (MAJOR), so it claims the larger
+ * change. Several files have no such single number (one removed would make it go back), so none is made up.
+ */
+function datasetVersion(dataset: FeedDataset, files: ResourceRecord[]) {
+  if (dataset.version?.trim()) return {};
+  const current = files.length === 1 ? files[0]!.versions.current : null;
+  return current ? { version: `${current.n}.0.0` } : {};
+}
+
 /** GET /dataset/{nameOrId}/croissant.jsonld: the dataset, its files and a RecordSet per queryable file. */
 export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
   const title = dataset.title?.trim() || dataset.name;
@@ -99,6 +112,7 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
     datePublished: dataset.publishedAt ?? dataset.createdAt,
     dateModified: dataset.updatedAt,
     ...plainFields(DATASET_FIELDS, dataset, 'schemaOrg'),
+    ...datasetVersion(dataset, files),
     ...schemaOrgCoverage(dataset, 'sc:'),
     ...(keywords.length ? { keywords } : {}),
     distribution: files.map((r) => {
@@ -113,6 +127,8 @@ export function croissantDataset(site: CatalogSite, dataset: FeedDataset) {
         encodingFormat: type.mediaType ?? 'application/octet-stream',
         ...(r.size !== null ? { contentSize: `${r.size} B` } : {}),
         sha256: r.hash!.toLowerCase(),
+        // A FileObject is a schema.org CreativeWork, which has a version: the data version this file is.
+        ...(r.versions.current ? { version: String(r.versions.current.n) } : {}),
       };
     }),
     recordSet: files.flatMap((r) => {

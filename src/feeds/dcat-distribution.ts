@@ -5,6 +5,7 @@ import { distributionIri, httpIri, type CatalogSite, type Graph } from './dcat-d
 import { harvestedRawProperties } from './dcat-raw-triples.ts';
 import { DISTRIBUTION_WRITERS, writeRecord } from './dcat-record-writer.ts';
 import { licenseTypes } from './dcat-record-nodes.ts';
+import { addVersions } from './dcat-versions.ts';
 import { iriNode, type Subject } from './dcat-terms.ts';
 import { dcatProperties, type DcatProperty } from './field-mappings.ts';
 import { fileTypeOf } from './file-types.ts';
@@ -63,7 +64,8 @@ export function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDa
   graph.takeOver(node, raw.keys());
   const type = fileTypeOf(resource);
   graph.add(node, rdf('type'), dcat('Distribution'));
-  graph.text(node, dct('title'), resource.name ?? type.format ?? resource.id);
+  const title = resource.name ?? type.format ?? resource.id;
+  graph.text(node, dct('title'), title);
   addFields(graph, node, DISTRIBUTION_PROPERTIES, resource);
   writeRecord(DISTRIBUTION_WRITERS, { add: (s, p, o) => graph.add(s, p, o), label: (s) => `r-${resource.id}-${s}` }, node, resource);
   // An upload's URL is the service's download link; a link is where the publisher points, maybe a page.
@@ -104,6 +106,7 @@ export function addDistribution(graph: Graph, site: CatalogSite, dataset: FeedDa
   if (own || (license && !resource.license)) graph.add(node, dct('license'), own ?? license!);
   if (!resource.issued) graph.add(node, dct('issued'), dateTime(resource.createdAt));
   if (!resource.modified) graph.add(node, dct('modified'), dateTime(resource.updatedAt));
+  addVersions(graph, site, node, resource, title, own ?? (resource.license ? iriNode(resource.license) : license));
   addRawProperties(graph, site, node, raw);
   return node;
 }

@@ -4,6 +4,7 @@ import type { DomainContext } from '../domain/context.ts';
 import { presentDataset } from '../domain/datasets/present.ts';
 import { notFound } from '../domain/errors.ts';
 import { presentResource } from '../domain/resources/present.ts';
+import { publishedVersions, NO_VERSIONS, type PublishedVersions } from '../domain/resources/published-versions.ts';
 
 /**
  * What the feeds publish: the catalog as an anonymous caller sees it, through the one visibility rule
@@ -11,7 +12,7 @@ import { presentResource } from '../domain/resources/present.ts';
  * documents that harvesters cache and republish, so a private dataset never appears in them, whoever
  * asks; drafts and deleted datasets neither.
  */
-export type ResourceRecord = ReturnType<typeof presentResource>;
+export type ResourceRecord = ReturnType<typeof presentResource> & { versions: PublishedVersions };
 export type FeedDataset = Omit<ReturnType<typeof presentDataset>, 'resources'> & { resources: ResourceRecord[] };
 
 export interface FeedPageQuery {
@@ -21,10 +22,17 @@ export interface FeedPageQuery {
   modifiedSince?: Date;
 }
 
-const present = ({ dataset, resources }: CatalogDataset): FeedDataset => ({
-  ...presentDataset(dataset),
-  resources: resources.map(presentResource),
-});
+/** The records as the feeds describe them, with their resources' data versions read in one query for them all. */
+async function present(domain: DomainContext, records: CatalogDataset[]): Promise<FeedDataset[]> {
+  const versions = await publishedVersions(
+    domain,
+    records.flatMap((r) => r.resources),
+  );
+  return records.map(({ dataset, resources }) => ({
+    ...presentDataset(dataset),
+    resources: resources.map((r) => ({ ...presentResource(r), versions: versions.get(r.id) ?? NO_VERSIONS })),
+  }));
+}
 
 /** One page of the public catalog with each dataset's resources; oldest first without `q`, so pages stay put. */
 export async function publicDatasetPage(domain: DomainContext, query: FeedPageQuery) {
@@ -34,7 +42,7 @@ export async function publicDatasetPage(domain: DomainContext, query: FeedPageQu
     ...(query.q ? { q: query.q } : { sort_by: 'created', sort_order: 'asc' }),
     ...(query.modifiedSince ? { modified_since: query.modifiedSince } : {}),
   });
-  return { total: found.count, datasets: found.datasets.map(present) };
+  return { total: found.count, datasets: await present(domain, found.datasets) };
 }
 
 /** One public dataset with its resources; a draft, a deleted, a private or an unknown one is 404. */
@@ -42,7 +50,7 @@ export async function publicDataset(domain: DomainContext, nameOrId: string): Pr
   const record = await showCatalogDataset(domain, anonymous, nameOrId);
   // Anonymous callers never see a private dataset; a feed is public whoever fetches it, so say it here too.
   if (record.dataset.private) throw notFound('Dataset');
-  return present(record);
+  return (await present(domain, [record]))[0]!;
 }
 
 /** Every public dataset, a page at a time (the listing's largest page), for feeds that are one document. */

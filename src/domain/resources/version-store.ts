@@ -36,6 +36,38 @@ async function versionsOf(em: EntityManager, resourceIds: string[]): Promise<Sto
   return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), reviewedAt: row.reviewedAt && new Date(row.reviewedAt) }));
 }
 
+/** What the public feeds tell of a version: no keys, no schema (a page of datasets may name thousands of versions). */
+export type VersionSummary = Pick<
+  StoredVersion,
+  'resourceId' | 'n' | 'previewKey' | 'sha256' | 'size' | 'rowCount' | 'createdAt' | 'schemaDiff' | 'review'
+>;
+
+/** The versions retention keeps of each of the resources, newest first, in one query. */
+export async function retainedVersionSummaries(em: EntityManager, resourceIds: string[], policy: VersionRetention, now = new Date()) {
+  const byResource = new Map<string, VersionSummary[]>();
+  if (!resourceIds.length) return byResource;
+  const rows = await em.execute<VersionSummary[]>(
+    `select resource_id as "resourceId", n, preview_key as "previewKey", sha256, size::float8 as size, row_count::float8 as "rowCount",
+            created_at as "createdAt", schema_diff as "schemaDiff", review
+       from resource_versions where resource_id = any(?::uuid[]) order by resource_id, n desc`,
+    // One array parameter: a page of 500 datasets may hold more resources than a statement has parameters.
+    [`{${resourceIds.join(',')}}`],
+  );
+  for (const row of rows) {
+    const versions = byResource.get(row.resourceId) ?? [];
+    versions.push({ ...row, createdAt: new Date(row.createdAt) });
+    byResource.set(row.resourceId, versions);
+  }
+  for (const [resourceId, versions] of byResource) {
+    const expired = new Set(expiredVersions(versions, policy, now));
+    byResource.set(
+      resourceId,
+      versions.filter((v) => !expired.has(v.n)),
+    );
+  }
+  return byResource;
+}
+
 /** A resource's versions that retention keeps, newest first. */
 export async function retainedVersions(em: EntityManager, resourceId: string, policy: VersionRetention, now = new Date()) {
   const all = await versionsOf(em, [resourceId]);

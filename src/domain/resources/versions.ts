@@ -71,7 +71,7 @@ export function presentVersion(version: StoredVersion, current: boolean) {
 }
 
 /** The version the resource serves now: the one whose preview is the served one. */
-const isCurrent = (resource: Readable, version: StoredVersion) => {
+export const isCurrent = (resource: Pick<Readable, 'id' | 'extras'>, version: Pick<StoredVersion, 'previewKey'>) => {
   const preview = resource.extras.preview as PreviewRecord | null | undefined;
   return !!preview && resource.extras.queryable === true && servedPreviewKey(resource.id, preview) === version.previewKey;
 };

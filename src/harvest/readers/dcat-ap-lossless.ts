@@ -6,6 +6,7 @@ import type { Extra } from '../../domain/metadata/extras.ts';
 import { datasetGraph, datasetIri, distributionIri } from '../../feeds/dcat-graph.ts';
 import { encodeTriples, keptWhile, type PlainTriple } from '../../feeds/dcat-raw-triples.ts';
 import type { FeedDataset } from '../../feeds/public-datasets.ts';
+import { NO_VERSIONS } from '../../domain/resources/published-versions.ts';
 import { RdfGraph, type RdfTerm } from './rdf-terms.ts';
 
 /**
@@ -163,6 +164,7 @@ function asFeedDataset(record: HarvestRecord): FeedDataset {
       updatedAt: CREATED,
       ...presentedRecord(DISTRIBUTION_RECORD, mapDistributionMetadata(r.metadata as Record<string, unknown>, []).metadata),
       customExtras: [],
+      versions: NO_VERSIONS,
     })),
   } as unknown as FeedDataset;
 }

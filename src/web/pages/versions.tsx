@@ -104,7 +104,8 @@ export function VersionsSection(props: { base: string; resourceId: string; versi
         </thead>
         <tbody>
           {versions.results.map((v) => (
-            <tr>
+            // The anchor the DCAT feeds name the version by (src/feeds/dcat-versions.ts).
+            <tr id={`version-${v.version}`}>
               <th scope="row">
                 <a href={`/api/v1/resources/${resourceId}/versions/${v.version}/download`}>{`v${v.version}`}</a>
                 {v.current && <span class="badge">Current</span>}
