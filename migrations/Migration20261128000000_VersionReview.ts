@@ -8,8 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261128000000_VersionReview extends Migration {
   override async up(): Promise<void> {
     for (const sql of [
-      `alter table "resource_versions" add column "review" varchar(16) null, add column "reviewed_by" uuid null, add column "reviewed_at" timestamptz null, add column "served" jsonb null;`,
-      `alter table "resource_versions" add constraint "resource_versions_review_check" check ("review" in ('pending', 'accepted', 'declined', 'superseded'));`,
+      `alter table "resource_versions" add column "review" text check ("review" in ('pending', 'accepted', 'declined', 'superseded')) null, add column "reviewed_by" uuid null, add column "reviewed_at" timestamptz null, add column "served" jsonb null;`,
       `alter table "resource_versions" add constraint "resource_versions_reviewed_by_foreign" foreign key ("reviewed_by") references "users" ("id") on update cascade on delete set null;`,
       `create unique index "resource_versions_one_pending" on "resource_versions" ("resource_id") where "review" = 'pending';`,
     ])
@@ -19,7 +18,7 @@ export class Migration20261128000000_VersionReview extends Migration {
   override async down(): Promise<void> {
     this.addSql(`drop index if exists "resource_versions_one_pending";`);
     this.addSql(
-      `alter table "resource_versions" drop constraint if exists "resource_versions_reviewed_by_foreign", drop constraint if exists "resource_versions_review_check", drop column "served", drop column "reviewed_at", drop column "reviewed_by", drop column "review";`,
+      `alter table "resource_versions" drop constraint if exists "resource_versions_reviewed_by_foreign", drop column "served", drop column "reviewed_at", drop column "reviewed_by", drop column "review";`,
     );
   }
 }

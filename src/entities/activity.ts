@@ -39,6 +39,8 @@ export const Activity = defineEntity({
     private: p.boolean().nullable(),
     creatorId: p.uuid().nullable(),
     orgDeleted: p.boolean().default(false),
+    /** A group's change of members alone: for those who may see its members (migration 20261128010000). */
+    membersOnly: p.boolean().default(false),
     snapshot: p.json<Record<string, unknown>>().nullable(),
   },
 });

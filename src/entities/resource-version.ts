@@ -2,6 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { SchemaDiff } from '../domain/pipeline/schema-diff.ts';
 import type { TableSchema } from '../tabular/column-schema.ts';
 import { Resource } from './resource.ts';
+import { User } from './user.ts';
+
+const VERSION_REVIEWS: ['pending', 'accepted', 'declined', 'superseded'] = ['pending', 'accepted', 'declined', 'superseded'];
 
 /**
  * One version of a resource's data (issue 30 §2): the bytes a pipeline run read and the preview it made
@@ -13,6 +16,13 @@ export const ResourceVersion = defineEntity({
   tableName: 'resource_versions',
   // A retried preview step finds its own version by the run's preview key instead of adding another.
   uniques: [{ properties: ['resource', 'previewKey'] }],
+  // At most one version of a resource waits for its editor.
+  indexes: [
+    {
+      name: 'resource_versions_one_pending',
+      expression: `create unique index "resource_versions_one_pending" on "resource_versions" ("resource_id") where "review" = 'pending'`,
+    },
+  ],
   properties: {
     resource: () => p.manyToOne(Resource).primary().deleteRule('cascade'),
     n: p.integer().primary(),
@@ -28,8 +38,14 @@ export const ResourceVersion = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     /** The activity that brought its bytes (issue 30 §1), when one recorded them. No foreign key on purpose: history outlives nothing here. */
     activityId: p.uuid().nullable(),
-    /** Its schema against the previous version's (src/domain/pipeline/schema-diff.ts); null for a first version. */
+    /** Its schema against the version served before it (src/domain/pipeline/schema-diff.ts); null for a first version. */
     schemaDiff: p.json<SchemaDiff>().nullable(),
+    /** The schema-change hold (issue 30 §3); null for a version never held. */
+    review: p.enum(VERSION_REVIEWS).nullable(),
+    reviewedBy: () => p.manyToOne(User).fieldName('reviewed_by').nullable().deleteRule('set null'),
+    reviewedAt: p.datetime().nullable(),
+    /** What the resource's record said of the version while it served it, to serve it again (src/domain/pipeline/version-record.ts). */
+    served: p.json<Record<string, unknown>>().nullable(),
   },
 });
 export type ResourceVersion = InferEntity<typeof ResourceVersion>;

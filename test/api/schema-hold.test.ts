@@ -5,6 +5,7 @@ import type { Auth } from '../helpers/client.ts';
 import { ckanGet, resultOf } from '../helpers/ckan.ts';
 import { settledPipeline, uploadAndProcess } from '../helpers/pipeline.ts';
 import { isProblem } from '../helpers/problem.ts';
+import { startFileServer } from '../helpers/file-server.ts';
 
 /**
  * The schema-change hold over HTTP (issue 30 §3): a breaking version of a published resource waits for its
@@ -51,8 +52,19 @@ const reviews = async (id: string) =>
     (v: { version: number; current: boolean; review: string | null }) => [v.version, v.current, v.review],
   );
 
+/** What the link server's /towns.csv answers now. */
+let linked = '';
+let linkServer: Awaited<ReturnType<typeof startFileServer>>;
+
 test.before(async () => {
-  [app, unheld] = await Promise.all([startTestApp(), startTestApp({ SCHEMA_CHANGE_HOLD: 'false' })]);
+  linkServer = await startFileServer({
+    '/towns.csv': (_req, res) => void res.writeHead(200, { 'Content-Type': 'text/csv' }).end(linked),
+    '/rivers.csv': (_req, res) => void res.writeHead(200, { 'Content-Type': 'text/csv' }).end('river,km\nLoire,1006\n'),
+  });
+  [app, unheld] = await Promise.all([
+    startTestApp({ FETCH_ALLOW_PRIVATE_NETWORKS: 'true' }),
+    startTestApp({ SCHEMA_CHANGE_HOLD: 'false' }),
+  ]);
   unheldAdmin = { token: unheld.adminToken };
   await unheld.api.post(`${V1}/organizations`, { name: 'hold-org' }, unheldAdmin);
   const user = await app.api.newUser('hold-editor');
@@ -62,7 +74,7 @@ test.before(async () => {
   await app.api.post(`${V1}/organizations/hold-org/members`, { user: user.id, role: 'editor' }, { token: app.adminToken });
 });
 test.after.always(async () => {
-  await Promise.all([app?.stop(), unheld?.stop()]);
+  await Promise.all([app?.stop(), unheld?.stop(), linkServer?.close()]);
 });
 
 test('a rename in a published resource is held: the old file, schema and queries stay served until the editor accepts', async (t) => {
@@ -182,6 +194,46 @@ test('newer bytes supersede a held version; its diff is against the version serv
   isProblem(t, await app.api.post(`${V1}/resources/${id}/versions/2/accept`, {}, editor), 409, 'conflict');
   t.is((await app.api.post(`${V1}/resources/${id}/versions/3/accept`, {}, editor)).status, 200);
   t.is(await download(id), DROPPED);
+});
+
+test('a link: new columns at the same address are held; the link pointed elsewhere by its editor is not', async (t) => {
+  const created = await app.api.post(`${V1}/packages`, { name: 'held-link', ownerOrg: 'hold-org', licenseId: 'cc-by-4.0' }, editor);
+  const link = await app.api.post(
+    `${V1}/packages/${created.body.id}/resources`,
+    { urlType: 'link', url: `${linkServer.url}/towns.csv`, name: 'towns', format: 'CSV' },
+    editor,
+  );
+  const id = link.body.id as string;
+  const run = async () => {
+    t.is((await app.api.post(`${V1}/resources/${id}/run-pipeline`, undefined, editor)).status, 202);
+    await settledPipeline(app.api, id, editor, { succeeded: true });
+  };
+  linked = V1_FILE;
+  await run();
+  linked = RENAMED;
+  await run();
+  t.deepEqual(await reviews(id), [
+    [2, false, 'pending'],
+    [1, true, null],
+  ]);
+  t.deepEqual(await columnsOf(id), ['id', 'city', 'people']);
+  const preview = await fetch(`${app.url}${V1}/resources/${id}/preview`);
+  t.is(await preview.text(), V1_FILE, 'the copy fetched for the served version');
+
+  // Pointed elsewhere: the download goes there already, so its data is served, and the held one superseded.
+  const put = await app.api.put(
+    `${V1}/resources/${id}`,
+    { urlType: 'link', url: `${linkServer.url}/rivers.csv`, name: 'towns', format: 'CSV' },
+    editor,
+  );
+  t.is(put.status, 200, put.text);
+  await settledPipeline(app.api, id, editor, { succeeded: true });
+  t.deepEqual(await reviews(id), [
+    [3, true, null],
+    [2, false, 'superseded'],
+    [1, false, null],
+  ]);
+  t.deepEqual(await columnsOf(id), ['river', 'km']);
 });
 
 test('a draft, and a published resource whose change is compatible, serve the new version at once', async (t) => {

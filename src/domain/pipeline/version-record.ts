@@ -206,7 +206,8 @@ export async function serveVersion(
  *   copy, whose key it adds to `replaced`, for removal after the commit) rather than adding one.
  * - New bytes make a new version, with their schema's changes from the served one. When a change is
  *   breaking, the dataset published and the hold on, the version waits for its editor (`pending`) and the
- *   record goes back to serving the version it served. A version still waiting is superseded either way.
+ *   record goes back to serving the version it served: a new upload, or new bytes at the same link. A
+ *   version still waiting is superseded either way.
  * - Nothing is recorded when the bytes changed after the run read them: a newer run is on its way.
  */
 export async function recordVersion(
@@ -245,7 +246,9 @@ export async function recordVersion(
     return null;
   }
   const changes = served ? diffSchemas(served.schema, preview.schema) : null;
-  const hold = holdBreaking && resource.holdable && !!changes?.breaking;
+  // A link its editor pointed elsewhere is not held: downloads already go to the new address, and serving
+  // the old address's data under it would describe a file the resource no longer names.
+  const hold = holdBreaking && resource.holdable && !!changes?.breaking && served!.sourceUrl === source.url;
   await tx.execute(`update resource_versions set review = 'superseded' where resource_id = ? and review = 'pending'`, [resourceId]);
   const n = (rows.at(-1)?.n ?? 0) + 1;
   await insertVersion(tx, resource, n, preview, changes, hold ? 'pending' : null);
