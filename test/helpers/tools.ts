@@ -3,8 +3,8 @@
  * as the service's own (ALMANAC_CACHE_DIR, else $XDG_CACHE_HOME/almanac, else ~/.cache/almanac): the
  * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
  * `go install` at a pinned version, the Python clients the interop tests drive (the `mcp` SDK, Schemathesis,
- * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own, and Debian's Chromium for
- * the web tests.
+ * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own, Debian's Chromium for
+ * the web tests, and Qdrant when scripts/qdrant.sh has built it (never fetched here: see qdrantBinary).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -152,4 +152,24 @@ async function firstOnPath(name: string): Promise<string | undefined> {
     if (dir && (await isExecutable(path.join(dir, name)))) return path.join(dir, name);
   }
   return undefined;
+}
+
+/** The Qdrant scripts/qdrant.sh builds from its pinned source (issue 31). */
+export const QDRANT_VERSION = '1.19.0';
+
+/**
+ * QDRANT_PATH, else the build scripts/qdrant.sh left in the cache, else null: no registry this project
+ * reaches serves Qdrant and a fresh machine cannot fetch its repository, so the suite runs without it and
+ * says so, and only the Qdrant legs are skipped.
+ */
+export async function qdrantBinary(log: Logger): Promise<string | null> {
+  if (process.env.QDRANT_PATH) {
+    if (!(await isExecutable(process.env.QDRANT_PATH)))
+      throw new ProvisionError(`QDRANT_PATH: no executable file at ${process.env.QDRANT_PATH}`);
+    return process.env.QDRANT_PATH;
+  }
+  const cached = path.join(provision().cacheDir, `qdrant-${QDRANT_VERSION}`, 'qdrant');
+  if (await isExecutable(cached)) return cached;
+  log.info(`Qdrant ${QDRANT_VERSION} is not built here: its legs are skipped (scripts/qdrant.sh builds it from source; README, "Qdrant")`);
+  return null;
 }
