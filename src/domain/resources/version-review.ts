@@ -6,7 +6,7 @@ import { conflict, notFound } from '../errors.ts';
 import { lockedResource, serveVersion, versionRows } from '../pipeline/version-record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { loadVisibleResource } from './resources.ts';
-import { listVersions } from './versions.ts';
+import { isCurrent, loadReadableVersion, presentVersion } from './versions.ts';
 
 /**
  * The editor's answer to a held version (issue 30 §3): accept it, and the resource serves it (its file, its
@@ -37,8 +37,8 @@ async function review(ctx: DomainContext, actor: Actor, id: string, n: number, d
     // The file text and the search index follow the bytes served: a run over them, once this commits, refreshes both.
     await startPipeline(tx, resource.id);
   });
-  const { results } = await listVersions(ctx, actor, resource.id, { offset: 0, limit: 1_000_000 });
-  return results.find((v) => v.version === n)!;
+  const answered = await loadReadableVersion(ctx, actor, resource.id, n);
+  return presentVersion(answered.version, isCurrent(answered.resource, answered.version));
 }
 
 /** POST /resources/{id}/versions/{n}/accept */
