@@ -79,7 +79,7 @@ test.before(async () => {
     Object.entries(process.env).filter(
       (e): e is [string, string] =>
         e[1] !== undefined &&
-        !/^(DATABASE_URL|TEMPORAL_(?!CLI_PATH)|S3_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL)/.test(e[0]),
+        !/^(DATABASE_URL|TEMPORAL_(?!CLI_PATH)|S3_|QDRANT_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL)/.test(e[0]),
     ),
   );
   baseEnv = {
