@@ -51,7 +51,8 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
   const base = `http://127.0.0.1:${port}`;
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([k]) => !/^(DATABASE_URL|TEMPORAL_|S3_|QDRANT_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL|EMBEDDINGS_)/.test(k),
+      ([k]) =>
+        !/^(DATABASE_URL|TEMPORAL_|S3_|QDRANT_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL|EMBEDDINGS_)/.test(k),
     ),
   );
   const env = {

@@ -237,7 +237,8 @@ test.before(async () => {
   // Embedded mode: nothing of the production shape may leak in from the environment of the suite.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([k]) => !/^(DATABASE_URL|TEMPORAL_(?!CLI_PATH)|S3_|QDRANT_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL)/.test(k),
+      ([k]) =>
+        !/^(DATABASE_URL|TEMPORAL_(?!CLI_PATH)|S3_|QDRANT_|RUN_WORKER|PUBLIC_URL|HOST|PORT|EMBEDDED_PG_PORT|ALMANAC_|LOG_LEVEL)/.test(k),
     ),
   );
   env = {
