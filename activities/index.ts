@@ -28,7 +28,10 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
       return (await jobs.otherHarvestRunning(sourceId, workflowId))?.workflowId ?? null;
     },
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
-      return syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
+      const synced = await syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
+      // Vectors not pushed (the model or the index down): the vector backlog retries them, so it is told.
+      if (synced.found && !synced.vectors && search.embeddings && jobs) await jobs.announceVectorBacklog();
+      return synced;
     },
     async purgeOrganizationDatasets(orgId: string, pageSize: number, actorId: string | null = null): Promise<number> {
       return deleteOrganizationDatasetsPage(actingAs(orm.em.fork(), actorId), storage, search, orgId, pageSize);

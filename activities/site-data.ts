@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { removeDatasetFiles } from '../src/domain/resources/file-removal.ts';
 import type { SearchServices } from '../src/search/search-services.ts';
 import { REINDEX_BATCH, removeDatasetVectors, syncDatasetsSearch, type SearchSyncDeps } from '../src/search/sync.ts';
+import { isIndexUnreachable } from '../src/search/index-outbox.ts';
+import { repairUnsyncedDatasets } from '../src/search/search-repair.ts';
 import { embedBacklogPage, type BacklogCursor } from '../src/search/vector-backlog.ts';
+import { VECTOR_INDEX_UNREACHABLE } from '../workflows/activity-options.ts';
 import { INDEX_NAMES } from '../src/search/vectors/vector-index.ts';
 import type { ObjectStore } from '../src/storage/object-store.ts';
 import type { ActivityServices } from './services.ts';
@@ -25,7 +28,14 @@ export function siteDataActivities({ orm, storage, config, search }: ActivitySer
       const activity = Context.current();
       const heartbeat = setInterval(() => activity.heartbeat(), 10_000);
       try {
-        return await embedBacklogPage(orm.em.fork(), search, after);
+        // A pass begins with the datasets a killed process committed without their search documents.
+        if (after === null) await repairUnsyncedDatasets({ em: orm.em.fork(), storage, config, search });
+        return await embedBacklogPage(orm.em.fork(), search, after, undefined, () => activity.heartbeat());
+      } catch (err) {
+        // Down for now: the workflow waits and tries again, for as long as it takes (workflows/vector-backlog.ts).
+        if (isIndexUnreachable(err))
+          throw ApplicationFailure.create({ type: VECTOR_INDEX_UNREACHABLE, message: (err as Error).message, nonRetryable: true });
+        throw err;
       } finally {
         clearInterval(heartbeat);
       }

@@ -14,7 +14,7 @@ import { createLogger } from '../src/logger.ts';
 import { bundleWorkflows } from '../src/temporal/workflow-bundle.ts';
 import { neverAuditedMessage, unitsNeverAudited } from './helpers/audited-units.ts';
 import { startEngines } from './helpers/engines.ts';
-import { chromiumBinary, embeddingModelPath, minioBinary, pythonTools, qdrantBinary } from './helpers/tools.ts';
+import { chromiumBinary, embeddingModelPath, haproxyBinary, minioBinary, pythonTools, qdrantBinary } from './helpers/tools.ts';
 import { startQdrant } from './helpers/qdrant-server.ts';
 
 const log = createLogger(process.env.TEST_ENGINE_LOG_LEVEL ?? 'warn');
@@ -23,13 +23,14 @@ const progress = createLogger('info');
 const started = Date.now();
 const bundleDir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-test-bundle-'));
 // What takes long on a fresh machine is fetched or built side by side; the engines then start from the cache.
-const [, modelPath, python, chromium, workflowBundle, qdrantPath] = await Promise.all([
+const [, modelPath, python, chromium, workflowBundle, qdrantPath, haproxy] = await Promise.all([
   minioBinary(progress),
   embeddingModelPath(progress),
   pythonTools(progress),
   chromiumBinary(progress),
   bundleWorkflows(path.join(bundleDir, 'workflow-bundle.js')),
   qdrantBinary(progress),
+  haproxyBinary(progress),
 ]);
 const engines = await startEngines('test', log, { minio: true });
 // Qdrant when it is built here (QDRANT_URL given outright is used as it is): the Qdrant legs run against it.
@@ -52,7 +53,9 @@ const ava = spawn(path.resolve('node_modules/.bin/ava'), process.argv.slice(2), 
     TEST_S3_ACCESS_KEY: minio.accessKey,
     TEST_S3_SECRET_KEY: minio.secretKey,
     TEST_PYTHON: python,
-    ...(qdrant ? { QDRANT_URL: qdrant.url } : {}),
+    // The cluster tests (test/cluster/) start a Qdrant of their own from the binary, to stop it under load.
+    ...(qdrant ? { QDRANT_URL: qdrant.url, QDRANT_PATH: qdrantPath! } : {}),
+    HAPROXY_PATH: haproxy,
     CHROMIUM_PATH: chromium,
     // What `bin/almanac serve` runs in the runtime tests: the CLI found or fetched above, not a second fetch.
     TEMPORAL_CLI_PATH: temporal.cliPath,

@@ -37,14 +37,22 @@ export const AWAITED_ACTIVITY: ActivityOptions = {
 };
 
 /**
- * A page of the vector backlog: seconds of model time, a heartbeat between its chunks; a model that
- * cannot load fails the job after a few tries, and the next harvest's signal starts it again.
+ * A page of the vector backlog: seconds of model time, a heartbeat between its chunks (every 10 s), so a
+ * worker killed mid-page is noticed within 30 s and the page runs elsewhere; a model that cannot load
+ * fails the job after a few tries, and the next harvest's signal starts it again.
  */
 export const VECTOR_BACKLOG_ACTIVITY: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { ...RETRY_TRANSIENT, maximumAttempts: 5 },
 };
+
+/**
+ * The failure type a backlog page throws when the vector index is out of reach: the workflow waits
+ * VECTOR_INDEX_RETRY and tries again instead of failing, so what was written meanwhile reaches the index.
+ */
+export const VECTOR_INDEX_UNREACHABLE = 'VectorIndexUnreachable';
+export const VECTOR_INDEX_RETRY = '10 seconds';
 
 /** A walk over the whole object store (the orphan sweep): long, heartbeating as it goes. */
 export const STORE_WALK_ACTIVITY: ActivityOptions = {

@@ -1,6 +1,6 @@
-import { continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { VECTOR_BACKLOG_ACTIVITY } from './activity-options.ts';
+import { VECTOR_BACKLOG_ACTIVITY, VECTOR_INDEX_RETRY, VECTOR_INDEX_UNREACHABLE } from './activity-options.ts';
 
 const { embedVectorBacklogPage } = proxyActivities<Activities>(VECTOR_BACKLOG_ACTIVITY);
 
@@ -28,10 +28,23 @@ export async function vectorBacklogWorkflow({ pagesPerRun = 100, after = null, e
   for (let page = 0; page < pagesPerRun; page++) {
     // A pass sees every point written before it begins: only a signal that comes during it asks for another.
     if (after === null) again = false;
-    const done = await embedVectorBacklogPage(after);
+    let done: Awaited<ReturnType<typeof embedVectorBacklogPage>>;
+    try {
+      done = await embedVectorBacklogPage(after);
+    } catch (err) {
+      if (!indexUnreachable(err)) throw err;
+      // The index is down: wait, then a pass from the start, whose first step pushes what it missed.
+      await sleep(VECTOR_INDEX_RETRY);
+      after = null;
+      again = true;
+      continue;
+    }
     embedded += done.embedded;
     after = done.next;
     if (after === null && !again) return { embedded };
   }
   return continueAsNew<typeof vectorBacklogWorkflow>({ pagesPerRun, after, embedded, again });
 }
+
+const indexUnreachable = (err: unknown) =>
+  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === VECTOR_INDEX_UNREACHABLE;

@@ -19,6 +19,11 @@ export const Dataset = defineEntity({
       expression: 'create index "datasets_search_vector_index" on "datasets" using gin ("search_vector")',
     },
     {
+      // Active datasets without their keyword document: a process died between a creation's commit and its search write.
+      name: 'datasets_unsynced_index',
+      expression: `create index "datasets_unsynced_index" on "datasets" ("id") where "state" = 'active' and "search_vector" is null`,
+    },
+    {
       name: 'datasets_name_trgm_index',
       expression: 'create index "datasets_name_trgm_index" on "datasets" using gin ("name" gin_trgm_ops)',
     },

@@ -23,6 +23,7 @@ export {
 export { MetadataProfile } from './metadata-profile.ts';
 export { Activity, ACTIVITY_OBJECT_TYPES, type ActivityObjectType } from './activity.ts';
 export { ResourceVersion } from './resource-version.ts';
+export { VectorIndexPending } from './vector-index-pending.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -35,6 +36,7 @@ import { HarvestSource } from './harvest-source.ts';
 import { MetadataProfile } from './metadata-profile.ts';
 import { Activity } from './activity.ts';
 import { ResourceVersion } from './resource-version.ts';
+import { VectorIndexPending } from './vector-index-pending.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -62,4 +64,5 @@ export const allEntities = [
   MetadataProfile,
   Activity,
   ResourceVersion,
+  VectorIndexPending,
 ];

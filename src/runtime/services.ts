@@ -5,6 +5,7 @@ import { followCredentialChanges } from '../domain/auth/credential-follower.ts';
 import type { DomainServices } from '../domain/context.ts';
 import { followIndexChanges } from '../search/index-follower.ts';
 import { loadEmbeddedIndex } from '../search/index-loader.ts';
+import { repairUnsyncedDatasets } from '../search/search-repair.ts';
 import { createSearchServices } from '../search/search-services.ts';
 import { createObjectStore } from '../storage/index.ts';
 import { TemporalJobs } from '../temporal/gateway.ts';
@@ -56,6 +57,11 @@ export async function buildServices(config: Config, log: Logger, stack: StopStac
     stack.push('search change listener', () => follower.stop());
     loadEmbeddedIndex(db.orm.em.fork(), search);
   }
+  // What a killed process committed without its search documents is written now, in the background.
+  repairUnsyncedDatasets({ em: db.orm.em.fork(), storage, config, search }).then(
+    (repaired) => repaired > 0 && log.warn({ datasets: repaired }, 'datasets committed without their search documents are now in search'),
+    (err: unknown) => log.warn({ err }, 'datasets committed without their search documents could not be written into search'),
+  );
   // Revocations made by any process reach this process's cache through the database.
   services.credentials = new CredentialCache();
   const credentialFollower = followCredentialChanges(db.orm, services.credentials, log);

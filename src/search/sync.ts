@@ -5,6 +5,7 @@ import { contentsKey } from '../storage/keys.ts';
 import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.ts';
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached, loadVectors } from './embeddings/cache.ts';
+import { isIndexUnreachable, markIndexPending } from './index-outbox.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
 import { pointsOfDatasets, replacePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -161,7 +162,18 @@ export async function syncDatasetsSearch(
       await pushVectors(deps, points, previous, vectors);
     } catch (err) {
       pushed = false;
-      deps.search.log.warn({ err, datasetIds: ids }, 'vectors of datasets not updated; search finds them by keywords until a reindex');
+      if (!isIndexUnreachable(err)) {
+        deps.search.log.warn({ err, datasetIds: ids }, 'vectors of datasets not updated; search finds them by keywords until a reindex');
+      } else {
+        // The index is down: the vector backlog pushes these datasets again once it answers.
+        deps.search.log.warn({ err, datasetIds: ids }, 'the vector index is out of reach; these datasets wait in its outbox');
+        await markIndexPending(deps.em, ids).catch((noted: unknown) =>
+          deps.search.log.warn(
+            { err: noted, datasetIds: ids },
+            'datasets could not be noted for the vector index; a reindex brings their vectors',
+          ),
+        );
+      }
     }
   }
   return new Map(ids.map((id) => [id, { found: found.has(id), vectors: pushed }]));

@@ -3,6 +3,7 @@ import { pgArray } from '../db.ts';
 import { contentHash, embedCached } from './embeddings/cache.ts';
 import { SEARCH_CHANNEL } from './index-follower.ts';
 import { reloadDatasetVectors } from './index-loader.ts';
+import { drainIndexOutbox, isIndexUnreachable, markIndexPending } from './index-outbox.ts';
 import type { SearchServices } from './search-services.ts';
 
 /**
@@ -25,16 +26,20 @@ export interface BacklogCursor {
 /**
  * Embeds the next page of points without a vector after `after`, pushes their datasets' vectors into
  * the index, and tells the other processes' embedded indexes to reload them. `next` is null once the
- * points are exhausted. Idempotent: an embedded text is skipped by the next look.
+ * points are exhausted. Idempotent: an embedded text is skipped by the next look. A pass (`after` null)
+ * begins with the datasets the index missed while it was out of reach (index-outbox.ts); a push that
+ * fails because the index is out of reach notes its datasets there and throws (`isIndexUnreachable`).
  */
 export async function embedBacklogPage(
   em: EntityManager,
   search: SearchServices,
   after: BacklogCursor | null,
   limit = BACKLOG_PAGE,
+  heartbeat: () => void = () => {},
 ): Promise<{ embedded: number; next: BacklogCursor | null }> {
   const { embeddings } = search;
   if (!embeddings) return { embedded: 0, next: null };
+  if (after === null) await drainIndexOutbox(em, search, heartbeat);
   const rows = await em.execute<Array<{ index: string; id: string; dataset_id: string; text: string }>>(
     `select sp.index, sp.id, sp.dataset_id, sp.text
        from search_points sp
@@ -60,7 +65,13 @@ export async function embedBacklogPage(
   const datasetIds = holders.map((r) => r.dataset_id);
   for (let i = 0; i < datasetIds.length; i += RELOAD_BATCH) {
     const batch = datasetIds.slice(i, i + RELOAD_BATCH);
-    await reloadDatasetVectors(em, search, batch);
+    try {
+      await reloadDatasetVectors(em, search, batch);
+    } catch (err) {
+      // The texts are embedded and cached now, so the next look would pass over them: the outbox keeps them.
+      if (isIndexUnreachable(err)) await markIndexPending(em, datasetIds.slice(i));
+      throw err;
+    }
     await em.execute('select pg_notify(?, d::text) from unnest(?::uuid[]) as d', [SEARCH_CHANNEL, pgArray(batch)]);
   }
   const last = rows.at(-1)!;

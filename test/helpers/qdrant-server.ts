@@ -7,11 +7,13 @@ import { freePort } from './ports.ts';
 /**
  * A Qdrant of its own for a test run: the binary given (test/helpers/tools.ts `qdrantBinary`), its storage
  * in a temporary folder, on free ports, configured through its environment (QDRANT__SECTION__KEY). Ready
- * when /readyz answers; `stop` ends it and removes its storage.
+ * when /readyz answers; `stop` ends it and removes its storage. Given a storage folder and an HTTP port
+ * (a Qdrant stopped and started again, as the cluster's faults do), it keeps that folder.
  */
-export async function startQdrant(binary: string) {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-qdrant-'));
-  const [http, grpc] = [await freePort(), await freePort()];
+export async function startQdrant(binary: string, opts: { storage?: string; port?: number } = {}) {
+  const dir = opts.storage ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'almanac-qdrant-')));
+  await fs.mkdir(dir, { recursive: true });
+  const [http, grpc] = [opts.port ?? (await freePort()), await freePort()];
   const child = spawn(binary, [], {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -47,7 +49,7 @@ export async function startQdrant(binary: string) {
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-      await fs.rm(dir, { recursive: true, force: true });
+      if (!opts.storage) await fs.rm(dir, { recursive: true, force: true });
     },
   };
 }

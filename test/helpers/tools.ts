@@ -4,7 +4,7 @@
  * Temporal CLI and the embedding model as `almanac serve` gets them, MinIO built from source with
  * `go install` at a pinned version, the Python clients the interop tests drive (the `mcp` SDK, Schemathesis,
  * ckanapi, rdflib, pySHACL, mlcroissant) in a virtual environment of their own, Debian's Chromium for
- * the web tests, and Qdrant when scripts/qdrant.sh has built it (never fetched here: see qdrantBinary).
+ * the web tests and haproxy for the cluster tests, and Qdrant when scripts/qdrant.sh has built it (never fetched here: see qdrantBinary).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -129,26 +129,46 @@ export async function pythonTools(log: Logger): Promise<string> {
  */
 export async function chromiumBinary(log: Logger): Promise<string> {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  const found = await firstOnPath('chromium');
+  return debianBinary('chromium', 'chromium', 'for the browser tests', log);
+}
+
+/**
+ * Debian's haproxy (HAPROXY_PATH, else `haproxy` on PATH, else apt-get): the load balancer in front of the
+ * cluster tests' two API processes (test/cluster/), as an operator would put one.
+ */
+export async function haproxyBinary(log: Logger): Promise<string> {
+  if (process.env.HAPROXY_PATH) return process.env.HAPROXY_PATH;
+  return debianBinary('haproxy', 'haproxy', "for the cluster tests' load balancer", log, ['/usr/sbin']);
+}
+
+/** apt-get holds one lock: installs provisioned side by side take turns. */
+let aptQueue: Promise<unknown> = Promise.resolve();
+
+async function debianBinary(pkg: string, binary: string, why: string, log: Logger, extraDirs: string[] = []): Promise<string> {
+  const found = await firstOnPath(binary, extraDirs);
   if (found) return found;
   const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  log.info("installing Debian's chromium for the browser tests (first run only)…");
   const apt = async (...args: string[]) => {
     const [command, ...rest] = [...sudo, 'apt-get', ...args];
     await run(command!, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024 });
   };
-  const { seconds } = await timed(async () => {
-    await apt('update', '-q');
-    await apt('install', '-y', '-q', '--no-install-recommends', 'chromium');
+  const install = aptQueue.then(async () => {
+    log.info(`installing Debian's ${pkg} ${why} (first run only)…`);
+    return timed(async () => {
+      await apt('update', '-q');
+      await apt('install', '-y', '-q', '--no-install-recommends', pkg);
+    });
   });
-  const installed = await firstOnPath('chromium');
-  if (!installed) throw new ProvisionError('apt-get installed chromium, yet no `chromium` is on PATH');
-  log.info(`chromium ready in ${seconds} s (${installed})`);
+  aptQueue = install.catch(() => undefined);
+  const { seconds } = await install;
+  const installed = await firstOnPath(binary, extraDirs);
+  if (!installed) throw new ProvisionError(`apt-get installed ${pkg}, yet no \`${binary}\` is on PATH`);
+  log.info(`${pkg} ready in ${seconds} s (${installed})`);
   return installed;
 }
 
-async function firstOnPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+async function firstOnPath(name: string, extraDirs: string[] = []): Promise<string | undefined> {
+  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), ...extraDirs]) {
     if (dir && (await isExecutable(path.join(dir, name)))) return path.join(dir, name);
   }
   return undefined;

@@ -10,6 +10,7 @@ import type {
   VectorPoint,
 } from './vector-index.ts';
 import { isUuid } from '../../domain/ids.ts';
+import { isUnreachable } from '../../net/backend-outage.ts';
 
 export interface QdrantSettings {
   url: string;
@@ -44,9 +45,18 @@ const PAYLOAD_INDEXES: [string, Schemas['PayloadFieldSchema']][] = [
   ['text', { type: 'text', tokenizer: 'word', lowercase: true }],
 ];
 
-/** A failed Qdrant call, described without the request (so never with the API key). */
+/**
+ * A failed Qdrant call, described without the request (so never with the API key). `unreachable`: Qdrant
+ * could not be reached or answered as a server that is down (502–504), so the same call may succeed later.
+ */
 export class VectorIndexError extends Error {
   override name = 'VectorIndexError';
+  constructor(
+    message: string,
+    readonly unreachable = false,
+  ) {
+    super(message);
+  }
 }
 
 /** A filter with an empty list (`datasetIds: []`) matches no point: the search answers [] without a request. */
@@ -265,7 +275,8 @@ export class QdrantVectorIndex implements VectorIndex {
     let message = `Qdrant ${operation} on ${collection} failed: ${describe(err)}`;
     // Qdrant does not echo headers, but a proxy in front of it might; the key must never reach a log.
     if (this.apiKey) message = message.split(this.apiKey).join('[redacted]');
-    return new VectorIndexError(message);
+    const status = statusOf(err);
+    return new VectorIndexError(message, isUnreachable(err) || (status !== undefined && status >= 502 && status <= 504));
   }
 }
 
