@@ -24,6 +24,7 @@ import { freePort } from '../helpers/ports.ts';
 import { startQdrant } from '../helpers/qdrant-server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/almanac', import.meta.url));
+const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
 export const CLUSTER_ADMIN = { username: 'cluster', password: 'cluster-password-1', email: 'cluster@example.org' };
 const START_TIMEOUT_MS = 120_000;
 
@@ -247,44 +248,24 @@ async function stopMember(member: Member, signal: NodeJS.Signals) {
 }
 
 /**
- * haproxy in front of the API processes: round robin, a health check every second on /api/health (503
- * only when the database is down), a server out after 3 failed checks, and a request that could not
- * connect sent to the other server (`retry-on conn-failure`, `option redispatch`). A request already sent
- * is never sent twice: a write is not known to be safe to repeat. A check may take 5 s: under load a busy
- * process answers late, and with haproxy's default (the check interval) both would be taken out at once.
+ * haproxy in front of the API processes, with the production configuration (deploy/haproxy.cfg): only its
+ * bind address, its log (stderr) and its servers (the API processes' ports instead of Docker's DNS) change.
  */
 async function startHaproxy(binary: string, configPath: string, port: number, apiPorts: number[]) {
+  const production = await fs.readFile(HAPROXY_CONFIG, 'utf8');
   const servers = apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check inter 1s fall 3 rise 2`).join('\n');
-  await fs.writeFile(
-    configPath,
-    `global
-  maxconn 4096
-  log stderr format raw local0
-defaults
-  mode http
-  log global
-  option httplog
-  option forwardfor
-  timeout connect 2s
-  timeout check 5s
-  timeout client 10m
-  timeout server 10m
-  retries 3
-  retry-on conn-failure
-  option redispatch 1
-frontend almanac
-  bind 127.0.0.1:${port}
-  # A 502 (its server died under the request) closes the client's connection, whose request body the
-  # balancer may not have drained: saying so keeps a keep-alive client from sending its next request there.
-  http-after-response set-header connection close if { status 502 }
-  default_backend apis
-backend apis
-  balance roundrobin
-  option httpchk GET /api/health
-  http-check expect status 200
-${servers}
-`,
-  );
+  const edits: Array<[RegExp, string]> = [
+    [/^  log stdout format raw local0$/m, '  log stderr format raw local0'],
+    [/^resolvers docker\n(?:  .*\n)+/m, ''],
+    [/^  bind :3000$/m, `  bind 127.0.0.1:${port}`],
+    [/^  server-template api .*$/m, servers],
+  ];
+  let config = production;
+  for (const [pattern, replacement] of edits) {
+    if (!pattern.test(config)) throw new Error(`deploy/haproxy.cfg no longer has ${pattern}: update the cluster harness`);
+    config = config.replace(pattern, replacement);
+  }
+  await fs.writeFile(configPath, config);
   const child = spawn(binary, ['-db', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const log: string[] = [];
