@@ -30,7 +30,10 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
       const synced = await syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);
       // Vectors not pushed (the model or the index down): the vector backlog retries them, so it is told.
-      if (synced.found && !synced.vectors && search.embeddings && jobs) await jobs.announceVectorBacklog();
+      if (synced.found && !synced.vectors && search.embeddings && jobs)
+        await jobs
+          .announceVectorBacklog()
+          .catch((err: unknown) => search.log.warn({ err, datasetId }, 'the vector backlog could not be told'));
       return synced;
     },
     async purgeOrganizationDatasets(orgId: string, pageSize: number, actorId: string | null = null): Promise<number> {

@@ -3,7 +3,7 @@ import { REINDEX_BATCH, syncDatasetsSearch, type SearchSyncDeps } from './sync.t
 /**
  * Active datasets committed without their keyword document: a creation commits its dataset, then writes
  * it into search (src/domain/datasets/keyword-sync.ts), so a process killed between the two leaves a
- * dataset that keyword search does not find. These are synced here (their vectors follow through the
+ * dataset found only by the likeness of its name and title: not by its description, tags or meaning. These are synced here (their vectors follow through the
  * backlog), found through a partial index (`datasets_unsynced_index`), so a look costs nothing when there
  * are none. Run when an API process starts and at the start of each vector backlog pass; idempotent, so a
  * dataset whose creation is still writing it is only written twice.
