@@ -255,10 +255,10 @@ async function startHaproxy(binary: string, configPath: string, port: number, ap
   const production = await fs.readFile(HAPROXY_CONFIG, 'utf8');
   const servers = apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check inter 1s fall 3 rise 2`).join('\n');
   const edits: Array<[RegExp, string]> = [
-    [/^  log stdout format raw local0$/m, '  log stderr format raw local0'],
-    [/^resolvers docker\n(?:  .*\n)+/m, ''],
-    [/^  bind :3000$/m, `  bind 127.0.0.1:${port}`],
-    [/^  server-template api .*$/m, servers],
+    [/^ {2}log stdout format raw local0$/m, '  log stderr format raw local0'],
+    [/^resolvers docker\n(?: {2}.*\n)+/m, ''],
+    [/^ {2}bind :3000$/m, `  bind 127.0.0.1:${port}`],
+    [/^ {2}server-template api .*$/m, servers],
   ];
   let config = production;
   for (const [pattern, replacement] of edits) {
