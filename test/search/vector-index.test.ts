@@ -246,7 +246,10 @@ test('embedded index reuses the slots of deleted points instead of growing', asy
   t.true((await index.stats('packages')).bytes! > full!);
 });
 
-test('embedded index at 100,000 points of 384 dimensions: search times and memory (logged, not asserted)', async (t) => {
+// The two large embedded-index tests hold this process's event loop for many seconds at a time: serial, so
+// they run before the others and no Qdrant call or stand-in server here waits behind them (a 30 s client
+// timeout fired on an idle Qdrant when they ran side by side under load).
+test.serial('embedded index at 100,000 points of 384 dimensions: search times and memory (logged, not asserted)', async (t) => {
   const dimensions = 384;
   const count = 100_000;
   const random = seededRandom(42);
@@ -315,55 +318,58 @@ test('embedded index at 100,000 points of 384 dimensions: search times and memor
   await index.close();
 });
 
-test('a large embedded index answers through its graph: near the exact pass also among exact duplicates, exact for a narrow filter, never a deleted or stale point', async (t) => {
-  const dimensions = 32;
-  const random = seededRandom(7);
-  const index = new EmbeddedVectorIndex({ annMinPoints: 1_000 });
-  await index.ensure('packages', dimensions);
-  // Clusters of near-duplicates, as a real catalog's texts are.
-  const centers = Array.from({ length: 100 }, () => randomUnitVector(random, dimensions));
-  const near = (center: Float32Array) => unitVector([...center].map((x) => x + (random() - 0.5) * 0.2));
-  const points: VectorPoint[] = Array.from({ length: 3_000 }, (_, i) => ({
-    id: randomUUID(),
-    vector: near(centers[i % centers.length]!),
-    payload: payload({ datasetId: `ds-${i}`, orgId: i % 100 === 0 ? 'org-rare' : 'org-common', private: i % 4 === 0 }),
-  }));
-  // And exact duplicates, as when a text is indexed many times: 20 copies of 50 of those vectors.
-  const copies: VectorPoint[] = Array.from({ length: 1_000 }, (_, i) => ({
-    id: randomUUID(),
-    vector: points[i % 50]!.vector,
-    payload: payload({ datasetId: `copy-${i}`, orgId: 'org-common' }),
-  }));
-  const all = [...points, ...copies];
-  for (let i = 0; i < all.length; i += 500) await index.upsert('packages', all.slice(i, i + 500));
-  await index.whenGraphsSettled();
+test.serial(
+  'a large embedded index answers through its graph: near the exact pass also among exact duplicates, exact for a narrow filter, never a deleted or stale point',
+  async (t) => {
+    const dimensions = 32;
+    const random = seededRandom(7);
+    const index = new EmbeddedVectorIndex({ annMinPoints: 1_000 });
+    await index.ensure('packages', dimensions);
+    // Clusters of near-duplicates, as a real catalog's texts are.
+    const centers = Array.from({ length: 100 }, () => randomUnitVector(random, dimensions));
+    const near = (center: Float32Array) => unitVector([...center].map((x) => x + (random() - 0.5) * 0.2));
+    const points: VectorPoint[] = Array.from({ length: 3_000 }, (_, i) => ({
+      id: randomUUID(),
+      vector: near(centers[i % centers.length]!),
+      payload: payload({ datasetId: `ds-${i}`, orgId: i % 100 === 0 ? 'org-rare' : 'org-common', private: i % 4 === 0 }),
+    }));
+    // And exact duplicates, as when a text is indexed many times: 20 copies of 50 of those vectors.
+    const copies: VectorPoint[] = Array.from({ length: 1_000 }, (_, i) => ({
+      id: randomUUID(),
+      vector: points[i % 50]!.vector,
+      payload: payload({ datasetId: `copy-${i}`, orgId: 'org-common' }),
+    }));
+    const all = [...points, ...copies];
+    for (let i = 0; i < all.length; i += 500) await index.upsert('packages', all.slice(i, i + 500));
+    await index.whenGraphsSettled();
 
-  let overlap = 0;
-  const queries = Array.from({ length: 20 }, () => near(centers[Math.floor(random() * centers.length)]!));
-  for (const query of queries) {
-    const graph = await index.search('packages', query, { privateOrgIds: [] }, 10);
-    const exact = await index.exactSearch('packages', query, { privateOrgIds: [] }, 10);
-    t.is(graph.length, 10);
-    t.true(graph.every((h) => !h.payload.private));
-    // By score: among identical copies, any is as right as another.
-    const tenth = exact.at(-1)!.score;
-    overlap += graph.filter((h) => h.score >= tenth - 1e-6).length;
-  }
-  t.true(overlap / (queries.length * 10) >= 0.9, `recall@10 ${overlap / (queries.length * 10)}`);
+    let overlap = 0;
+    const queries = Array.from({ length: 20 }, () => near(centers[Math.floor(random() * centers.length)]!));
+    for (const query of queries) {
+      const graph = await index.search('packages', query, { privateOrgIds: [] }, 10);
+      const exact = await index.exactSearch('packages', query, { privateOrgIds: [] }, 10);
+      t.is(graph.length, 10);
+      t.true(graph.every((h) => !h.payload.private));
+      // By score: among identical copies, any is as right as another.
+      const tenth = exact.at(-1)!.score;
+      overlap += graph.filter((h) => h.score >= tenth - 1e-6).length;
+    }
+    t.true(overlap / (queries.length * 10) >= 0.9, `recall@10 ${overlap / (queries.length * 10)}`);
 
-  // 30 points of org-rare: the graph's candidates hold too few of them, and the exact pass answers.
-  const narrow: VectorFilter = { privateOrgIds: 'all', orgIds: ['org-rare'] };
-  t.deepEqual(await index.search('packages', queries[0]!, narrow, 20), await index.exactSearch('packages', queries[0]!, narrow, 20));
+    // 30 points of org-rare: the graph's candidates hold too few of them, and the exact pass answers.
+    const narrow: VectorFilter = { privateOrgIds: 'all', orgIds: ['org-rare'] };
+    t.deepEqual(await index.search('packages', queries[0]!, narrow, 20), await index.exactSearch('packages', queries[0]!, narrow, 20));
 
-  const [first] = await index.search('packages', queries[1]!, { privateOrgIds: 'all' }, 1);
-  await index.deleteIds('packages', [first!.id]);
-  t.false((await index.search('packages', queries[1]!, { privateOrgIds: 'all' }, 50)).some((h) => h.id === first!.id));
-  const moved = points[1]!;
-  await index.upsert('packages', [{ ...moved, vector: queries[2]! }]);
-  const [top] = await index.search('packages', queries[2]!, { privateOrgIds: 'all' }, 1);
-  t.is(top?.id, moved.id, 'an updated vector is found where it now is, as soon as its upsert returns');
-  await index.whenGraphsSettled();
-  const [again] = await index.search('packages', queries[2]!, { privateOrgIds: 'all' }, 1);
-  t.is(again?.id, moved.id, 'and through the graph once it has taken it in');
-  await index.close();
-});
+    const [first] = await index.search('packages', queries[1]!, { privateOrgIds: 'all' }, 1);
+    await index.deleteIds('packages', [first!.id]);
+    t.false((await index.search('packages', queries[1]!, { privateOrgIds: 'all' }, 50)).some((h) => h.id === first!.id));
+    const moved = points[1]!;
+    await index.upsert('packages', [{ ...moved, vector: queries[2]! }]);
+    const [top] = await index.search('packages', queries[2]!, { privateOrgIds: 'all' }, 1);
+    t.is(top?.id, moved.id, 'an updated vector is found where it now is, as soon as its upsert returns');
+    await index.whenGraphsSettled();
+    const [again] = await index.search('packages', queries[2]!, { privateOrgIds: 'all' }, 1);
+    t.is(again?.id, moved.id, 'and through the graph once it has taken it in');
+    await index.close();
+  },
+);

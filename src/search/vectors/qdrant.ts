@@ -47,7 +47,8 @@ const PAYLOAD_INDEXES: [string, Schemas['PayloadFieldSchema']][] = [
 
 /**
  * A failed Qdrant call, described without the request (so never with the API key). `unreachable`: Qdrant
- * could not be reached or answered as a server that is down (502–504), so the same call may succeed later.
+ * could not be reached, did not answer in time, or answered as a server that is down (502–504), so the
+ * same call may succeed later.
  */
 export class VectorIndexError extends Error {
   override name = 'VectorIndexError';
@@ -276,7 +277,9 @@ export class QdrantVectorIndex implements VectorIndex {
     // Qdrant does not echo headers, but a proxy in front of it might; the key must never reach a log.
     if (this.apiKey) message = message.split(this.apiKey).join('[redacted]');
     const status = statusOf(err);
-    return new VectorIndexError(message, isUnreachable(err) || (status !== undefined && status >= 502 && status <= 504));
+    // No answer within the client's timeout is Qdrant out of reach for now, as a refused connection is.
+    const timedOut = err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+    return new VectorIndexError(message, timedOut || isUnreachable(err) || (status !== undefined && status >= 502 && status <= 504));
   }
 }
 
