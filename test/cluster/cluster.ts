@@ -79,8 +79,11 @@ export async function startCluster(backend: VectorBackend): Promise<Cluster> {
   if (!baseUrl || !process.env.TEST_TEMPORAL_ADDRESS || !haproxyPath || !modelPath)
     throw new Error('run the cluster tests with `npm test`, which starts the engines and provisions haproxy and the model');
   const stack: Array<() => Promise<unknown>> = [];
+  // Every part stops even when one fails; the first failure (a self-check's, say) is the stop's.
   const stopAll = async () => {
-    for (const part of stack.splice(0).reverse()) await part().catch(() => undefined);
+    const failures: unknown[] = [];
+    for (const part of stack.splice(0).reverse()) await part().catch((err: unknown) => failures.push(err));
+    if (failures.length) throw failures[0];
   };
   try {
     const suffix = randomBytes(5).toString('hex');
@@ -212,7 +215,7 @@ export async function startCluster(backend: VectorBackend): Promise<Cluster> {
       stop: stopAll,
     };
   } catch (err) {
-    await stopAll();
+    await stopAll().catch(() => undefined);
     throw err;
   }
 }
