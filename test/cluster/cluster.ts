@@ -270,18 +270,17 @@ async function startHaproxy(binary: string, configPath: string, port: number, ap
   }
   await fs.writeFile(configPath, config);
   const child = spawn(binary, ['-db', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
   const log: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
     log.push(...chunk.toString().split('\n').filter(Boolean));
     if (log.length > 20_000) log.splice(0, log.length - 20_000);
   });
+  const stderr = () => log.slice(-20).join('\n');
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`haproxy exited (${child.exitCode}): ${stderr()}`);
     if ((await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.status === 200) break;
-    if (Date.now() > deadline) throw new Error(`haproxy did not answer within 30 s: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`haproxy did not answer within 30 s: ${stderr()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
