@@ -47,8 +47,6 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
   });
   t.teardown(registry.close);
 
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) =>
@@ -62,7 +60,8 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
       .filter((d) => d && !fs.existsSync(path.join(d, 'temporal')))
       .join(path.delimiter),
     HOST: '127.0.0.1',
-    PORT: String(port),
+    // Chosen by the process itself: a port picked here would stand free through the whole fetch, for any test beside it to take.
+    PORT: '0',
     EMBEDDED_PG_PORT: String(await freePort()),
     TEMPORAL_DEV_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
@@ -77,7 +76,8 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
 
   const first = startServe(env);
   t.teardown(() => first.kill());
-  await first.until('healthy', async () => (await get(`${base}/api/health`))?.status !== undefined);
+  await first.until('healthy', async () => first.port() !== undefined && (await get(`${first.base()}/api/health`))?.status !== undefined);
+  const base = first.base();
   t.true(first.said(`fetching the Temporal CLI ${TEMPORAL_CLI.version} (first start only)…`), first.describe());
   t.true(first.said(new RegExp(`^Temporal CLI ${TEMPORAL_CLI.version} ready in [\\d.]+ s \\(from temporal\\.download`)), first.describe());
   t.is((await get(`${base}/api/v1/site/settings`))?.features.semanticSearch, true);
@@ -90,7 +90,10 @@ test('a first start on an empty cache fetches the Temporal CLI and the model, is
   const requests = registry.hits.length;
   const second = startServe(env);
   t.teardown(() => second.kill());
-  await second.until('semantic search', async () => (await get(`${base}/api/v1/packages?q=rainfall`))?.meta.semantic === 'on');
+  await second.until(
+    'semantic search',
+    async () => second.port() !== undefined && (await get(`${second.base()}/api/v1/packages?q=rainfall`))?.meta.semantic === 'on',
+  );
   t.false(second.said(/fetching/), second.describe());
   t.is(registry.hits.length, requests);
   t.is(await second.stop(), 0);
@@ -104,17 +107,24 @@ async function get(url: string): Promise<any> {
 function startServe(env: NodeJS.ProcessEnv) {
   const child = spawn(BIN, ['serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const messages: string[] = [];
+  let port: number | undefined;
   let stderr = '';
   let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
     const lines = (pending + chunk.toString()).split('\n');
     pending = lines.pop()!;
-    for (const line of lines.filter(Boolean)) messages.push(JSON.parse(line).msg);
+    for (const line of lines.filter(Boolean)) {
+      const entry = JSON.parse(line);
+      messages.push(entry.msg);
+      if (entry.msg === 'Almanac is listening') port = entry.port;
+    }
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const describe = () => `log: ${messages.filter((m) => m !== 'request').join(' | ')}\nstderr: ${stderr}`;
   return {
+    port: () => port,
+    base: () => `http://127.0.0.1:${port}`,
     describe,
     said: (expected: string | RegExp) => messages.some((m) => (typeof expected === 'string' ? m === expected : expected.test(m))),
     async until(what: string, check: () => Promise<boolean>) {
