@@ -6,14 +6,16 @@ import { isTransientDatabaseFailure } from '../../net/backend-outage.ts';
 import { Dataset, HarvestRunRecord, type HarvestOutcome, type HarvestRun, type HarvestSource } from '../../entities/index.ts';
 import type { DomainContext } from '../context.ts';
 import { tooLong } from '../datasets/limits.ts';
+import { RESERVED_DATASET_NAMES } from '../datasets/reserved-names.ts';
+import { shareProfileReads } from '../metadata/profiles.ts';
 import { invalidateOutputs } from '../pipeline/record.ts';
 import { startPipeline } from '../pipeline/start.ts';
 import { removeResourceFiles } from '../resources/file-removal.ts';
 import type { SourceOrganization } from './group-mirroring.ts';
-import type { HarvestItem } from './record.ts';
+import type { HarvestItem, HarvestRecord } from './record.ts';
 import { describeErrors, itemKey, mapRecord, MAX_REMOTE_ID, RecordFailed, recordErrors, recordHash, storable } from './record-rules.ts';
 import { SearchBatches } from './search-batches.ts';
-import { insertRunRecord, writeRecord, type FollowUp } from './write-record.ts';
+import { insertRunRecord, recordBaseName, writeRecord, type FollowUp } from './write-record.ts';
 
 export { finishHarvestRun, harvestRunCounts, type HarvestRunCounts } from './runs.ts';
 
@@ -76,17 +78,27 @@ interface PageState {
   /** Remote ids met so far in this attempt: one met twice is looked up again, as its first may be written by now. */
   met: Set<string>;
   organization: SourceOrganization;
+  /** Base names no dataset held as the page began, each derived by one record of the page only. */
+  freeNames: Set<string>;
+  /** What the page's transactions read once for all (the metadata profiles). */
+  reads: Pick<DomainContext, 'em'>;
 }
 
 async function pageState(em: EntityManager, source: HarvestSource, run: HarvestRun, items: HarvestItem[]): Promise<PageState> {
-  // An item that cannot be read throws again when it is taken, where the page's stop handles it.
-  const keys = items.flatMap((item) => {
+  // An item that cannot be read throws again when it is taken, where the page's stop handles it. Each
+  // item is read once here: the records' base names come from the same pass.
+  const keys: string[] = [];
+  const bases = new Map<string, string>();
+  for (const item of items) {
     try {
-      return [itemKey(item)];
+      const key = itemKey(item);
+      keys.push(key);
+      const { record } = item as { record?: HarvestRecord };
+      if (record) bases.set(key, recordBaseName(record));
     } catch {
-      return [];
+      // as above
     }
-  });
+  }
   const rows = await em.execute<Array<{ remote_id: string; outcome: HarvestOutcome; dataset_id: string | null }>>(
     'select remote_id, outcome, dataset_id from harvest_run_records where run_id = ? and remote_id = any(?::text[])',
     [run.id, pgArray(keys)],
@@ -95,13 +107,27 @@ async function pageState(em: EntityManager, source: HarvestSource, run: HarvestR
     'select harvest_remote_id from datasets where harvest_source_id = ? and harvest_remote_id = any(?::text[])',
     [source.id, pgArray(keys)],
   );
+  const knownIds = new Set(known.map((r) => r.harvest_remote_id));
+  const derived = new Map<string, number>();
+  for (const [key, base] of bases) if (!knownIds.has(key)) derived.set(base, (derived.get(base) ?? 0) + 1);
+  const candidates = [...derived].filter(([base, n]) => n === 1 && !RESERVED_DATASET_NAMES.has(base)).map(([base]) => base);
+  const taken = new Set(
+    candidates.length
+      ? (await em.execute<Array<{ name: string }>>('select name from datasets where name = any(?::text[])', [pgArray(candidates)])).map(
+          (r) => r.name,
+        )
+      : [],
+  );
   const orgId = source.organization ? (source.organization as { id: string }).id : null;
   const [org] = orgId ? await em.execute<Array<{ state: string }>>('select state from groups where id = ?', [orgId]) : [];
   return {
     done: new Map(rows.map((r) => [r.remote_id, { outcome: r.outcome, datasetId: r.dataset_id }])),
-    known: new Set(known.map((r) => r.harvest_remote_id)),
+    known: knownIds,
     met: new Set(),
     organization: !orgId || !org ? null : org.state === 'active' ? { id: orgId } : 'deleted',
+    freeNames: new Set(candidates.filter((base) => !taken.has(base))),
+    // A unit of work of the page's own: a profile saved during a run holds from the next page on.
+    reads: { em: em.fork() },
   };
 }
 
@@ -163,7 +189,12 @@ async function applyHarvestItem(
     try {
       // A dataset created meanwhile by a concurrent apply makes this attempt clash; the next one looks it up.
       const mayExist = attempt > 1 || page.known.has(record.remoteId);
-      result = await em.transactional((tx) => writeRecord({ ...ctx, em: tx }, source, run, record, hash, page.organization, mayExist));
+      const base = recordBaseName(record);
+      const freeName = attempt === 1 && page.freeNames.has(base) ? base : null;
+      result = await em.transactional((tx) => {
+        shareProfileReads(page.reads, { em: tx });
+        return writeRecord({ ...ctx, em: tx }, source, run, record, hash, page.organization, { mayExist, freeName });
+      });
     } catch (err) {
       if (err instanceof RecordFailed) return recordOnly(ctx, run, remoteId, record.title, err.message);
       const clash = err instanceof UniqueConstraintViolationException || err instanceof DeadlockException;

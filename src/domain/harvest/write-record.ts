@@ -35,6 +35,18 @@ export async function insertRunRecord(
   );
 }
 
+/** What the page already knows about a record before its transaction. */
+export interface RecordHints {
+  /** False when no dataset of this source had the remote id as the page began: no lookup. */
+  mayExist: boolean;
+  /**
+   * The record's base name when the page found no dataset holding it and no other record of the page
+   * derives it: taken without the lock and the lookup. One taken meanwhile clashes at insert, and the
+   * retry goes the locked way.
+   */
+  freeName: string | null;
+}
+
 /**
  * In the caller's transaction: the dataset of (source, remote id) created, updated, or left alone when
  * its hash is the record's, and the run's record of it.
@@ -46,7 +58,7 @@ export async function writeRecord(
   record: MappedRecord,
   hash: string,
   sourceOrg: SourceOrganization,
-  mayExist: boolean,
+  { mayExist, freeName }: RecordHints,
 ): Promise<FollowUp> {
   const em = tx.em;
   const now = new Date();
@@ -73,7 +85,7 @@ export async function writeRecord(
   const dataset =
     existing ??
     em.create(Dataset, {
-      name: await lockedFreeName(em, baseName(record.name, record.title, record.remoteId)),
+      name: freeName ?? (await lockedFreeName(em, recordBaseName(record))),
       state: 'active',
       creator: null,
       publishedAt: now,
@@ -120,6 +132,9 @@ export async function writeRecord(
   removed.forEach((r) => em.remove(r));
   return finish('updated', dataset, { removedResourceIds: removed.map((r) => r.id), reprocessIds });
 }
+
+export const recordBaseName = (record: Pick<MappedRecord, 'name' | 'title' | 'remoteId'>) =>
+  baseName(record.name, record.title, record.remoteId);
 
 /** A mapped resource's metadata as a resource write takes it. */
 const distributionInput = (r: MappedResource) => ({ ...r.metadata, customExtras: r.customExtras });

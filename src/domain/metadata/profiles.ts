@@ -70,6 +70,16 @@ export function carryProfileReads(request: Pick<DomainContext, 'em'>, transactio
   if (read) readFields.set(transaction.em, new Map(read));
 }
 
+/**
+ * The transaction reads through `unit`'s reads and adds to them: a harvest page's records, each in a
+ * transaction of its own, read the profiles once for the page instead of once per record.
+ */
+export function shareProfileReads(unit: Pick<DomainContext, 'em'>, transaction: Pick<DomainContext, 'em'>) {
+  const read = readFields.get(unit.em) ?? new Map<string | null, Promise<ProfileFields>>();
+  readFields.set(unit.em, read);
+  readFields.set(transaction.em, read);
+}
+
 async function loadFields(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
   const rows = await ctx.em.find(MetadataProfile, { scope: { $in: orgId ? [SITE_SCOPE, orgId] : [SITE_SCOPE] } });
   const site = rows.find((r) => r.scope === SITE_SCOPE);
