@@ -40,15 +40,17 @@ async function harvestOnce(almanac: RunningAlmanac, source: { name: string; type
   await almanac.services.search.embeddings?.healthy();
   const { id } = await post('/admin/harvest-sources', source);
   const started = performance.now();
+  const startedAt = Date.now();
   await post(`/admin/harvest-sources/${id}/run`);
   for (;;) {
     const { lastRun } = (await (await fetch(`${base}/admin/harvest-sources/${id}`, { headers })).json()) as { lastRun: RunReport | null };
     if (lastRun && lastRun.status !== 'running') {
-      const seconds = (performance.now() - started) / 1000;
+      // To the end the run records (same clock), not to the poll that saw it: a poll's interval is not the harvest's.
+      const seconds = (Date.parse(lastRun.finishedAt!) - startedAt) / 1000;
       if (lastRun.status !== 'succeeded') throw new Error(`the ${source.type} harvest ${lastRun.status}`);
       const vectorSeconds = await untilEmbedded(base, headers, started);
       return {
-        seconds: round(seconds),
+        seconds,
         vectorSeconds,
         created: lastRun.created,
         failed: lastRun.failed,
@@ -77,7 +79,7 @@ async function untilEmbedded(base: string, headers: Record<string, string>, star
 
 function rateLines(name: string, run: { seconds: number; vectorSeconds: number | null; created: number; failed: number }) {
   console.log(
-    `rate ${name}: ${(run.created / run.seconds).toFixed(1)} datasets/s (${run.created} created, ${run.failed} refused, found by keywords in ${run.seconds} s)`,
+    `rate ${name}: ${(run.created / run.seconds).toFixed(1)} datasets/s (${run.created} created, ${run.failed} refused, found by keywords in ${round(run.seconds)} s)`,
   );
   if (run.vectorSeconds !== null)
     console.log(
@@ -110,7 +112,7 @@ export async function benchHarvest() {
     const keywordOnly = await startOtherAppOn(engines, 'keyword', { EMBEDDINGS_PROVIDER: 'none' }, log);
     const plain = await harvestOnce(keywordOnly, { name: 'gsa', type: 'dcat-us', url: `${files.url}/data.json`, organization: 'gsa' });
     console.log(
-      `rate harvest-dcat-us-keyword-only: ${(plain.created / plain.seconds).toFixed(1)} datasets/s (${plain.created} created, no embedding model, in ${plain.seconds} s)`,
+      `rate harvest-dcat-us-keyword-only: ${(plain.created / plain.seconds).toFixed(1)} datasets/s (${plain.created} created, no embedding model, in ${round(plain.seconds)} s)`,
     );
     return { dcatUs, ckan, keywordOnly: plain };
   } finally {
