@@ -117,7 +117,10 @@ async function loadForSearch(deps: SearchSyncDeps, datasetIds: string[]): Promis
       where d.id = any(?::uuid[]) and d.state = 'active'`,
     [pgArray(datasetIds)],
   );
-  return new Map(await Promise.all(rows.map(async (row) => [row.id, await forSearch(deps.storage, row)] as const)));
+  // One dataset after the other, as their file texts are read from storage: a reindex batch holds hundreds of files.
+  const loaded = new Map<string, DatasetForSearch>();
+  for (const row of rows) loaded.set(row.id, await forSearch(deps.storage, row));
+  return loaded;
 }
 
 export interface SearchSyncResult {
