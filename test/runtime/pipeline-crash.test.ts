@@ -98,6 +98,8 @@ test('a worker killed mid-pipeline: the next worker completes the pipeline exact
 
   // Exactly once: one run of the workflow, the preview step attempted twice (the kill), one preview.
   const client = app.almanac.services.jobs.client;
+  // The status says succeeded once the last activity recorded it; the run completes a workflow task later.
+  await client.workflow.getHandle(pipelineWorkflowId(id)).result();
   const runs = [];
   for await (const run of client.workflow.list({ query: `WorkflowId = '${pipelineWorkflowId(id)}'` })) runs.push(run);
   t.is(runs.length, 1, 'one workflow run');
