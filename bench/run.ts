@@ -1,4 +1,4 @@
-/** `npm run bench [-- startup|search|coverage-search|pipeline|query|version-query|relevance|hybrid|soak|harvest|embeddings|reads|exports|datastore|bulk-create|ckanapi-load]`: runs the named benchmarks (all by default), one JSON line each. */
+/** `npm run bench [-- startup|search|coverage-search|pipeline|query|version-query|relevance|hybrid|soak|harvest|embeddings|reads|exports|datastore|bulk-create|ckanapi-load|scale]`: runs the named benchmarks (all by default), one JSON line each. */
 import { benchBulkCreate } from './bulk-create.ts';
 import { benchCkanapiLoad } from './ckanapi-load.ts';
 import { benchCoverageSearch } from './coverage-search.ts';
@@ -11,6 +11,7 @@ import { benchPipeline } from './pipeline.ts';
 import { benchQuery } from './query.ts';
 import { benchReads } from './reads.ts';
 import { benchRelevance } from './relevance/run.ts';
+import { benchScale } from './scale.ts';
 import { benchSearch } from './search.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
@@ -32,9 +33,12 @@ const benches: Record<string, () => Promise<object>> = {
   'ckanapi-load': () => benchCkanapiLoad(Number(process.env.BENCH_RECORDS ?? 400), Number(process.env.BENCH_CKANAPI_PROCESSES ?? 4)),
   soak: () => benchSoak(Number(process.env.BENCH_CLIENTS ?? 50), Number(process.env.BENCH_SECONDS ?? 300)),
   'coverage-search': () => benchCoverageSearch(Number(process.env.BENCH_DATASETS ?? 100_000)),
+  scale: () => benchScale(Number(process.env.BENCH_DATASETS ?? 1_000_000)),
   search: () => benchSearch(Number(process.env.BENCH_DATASETS ?? 100_000), Number(process.env.BENCH_CONCURRENCY ?? 8)),
 };
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches);
+// A million datasets take most of an hour to load: run only when named.
+const ON_REQUEST = new Set(['scale']);
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(benches).filter((name) => !ON_REQUEST.has(name));
 for (const name of chosen) {
   if (!benches[name]) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(benches).join(', ')}`);
   console.log(JSON.stringify({ bench: name, ...(await benches[name]()) }));

@@ -46,6 +46,7 @@ export async function startQdrant(binary: string, opts: { storage?: string; port
   }
   return {
     url,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));

@@ -1,0 +1,219 @@
+/**
+ * A million datasets (issue 31 §3): the real catalog (1,878 records) indexed with the local model, then
+ * copied inside PostgreSQL up to `total` (bench/scale-seed.ts says how and why), and Qdrant filled from
+ * the points when its binary is built (scripts/qdrant.sh). Then an API process of its own (`almanac
+ * serve`, no worker, as production runs it), once with each vector backend, measured from outside:
+ * - restart to semantic search: process start until a hybrid search answers with `semantic: "on"` and,
+ *   for the embedded index, until it has loaded every vector;
+ * - keyword and hybrid search p50/p95 over 20 real queries, GET /packages/{id}, facets over the catalog;
+ * - the API process's RSS after the load, and Qdrant's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../src/logger.ts';
+import { fillIndexFromDatabase } from '../src/search/index-loader.ts';
+import { REINDEX_BATCH, syncDatasetsSearch } from '../src/search/sync.ts';
+import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { freePort } from '../test/helpers/ports.ts';
+import { startQdrant } from '../test/helpers/qdrant-server.ts';
+import { embeddingModelPath, qdrantBinary } from '../test/helpers/tools.ts';
+import { readCatalog, seedCatalog } from './catalog-seed.ts';
+import { replicateCatalog } from './scale-seed.ts';
+import { QUERIES } from './search.ts';
+
+const BIN = fileURLToPath(new URL('../bin/almanac', import.meta.url));
+const ROUNDS = 5;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1) });
+const since = (t: number) => +((performance.now() - t) / 1000).toFixed(1);
+const progress = (message: string) => console.error(`[scale ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+/** Resident memory of a process, in MB (VmRSS; a Qdrant's or an API's, whole). */
+async function rssMb(pid: number) {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function timed(url: string) {
+  const started = performance.now();
+  const reply = await fetch(url);
+  const body = (await reply.json()) as { meta?: { semantic?: string }; count?: number };
+  if (!reply.ok) throw new Error(`${url}: ${reply.status} ${JSON.stringify(body)}`);
+  return { ms: performance.now() - started, body };
+}
+
+interface Api {
+  url: string;
+  child: ChildProcess;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+/** `almanac serve` without a worker on the bench's database, as an API replica runs. */
+async function startApi(env: Record<string, string>): Promise<Api> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(BIN, ['serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: url,
+      RUN_WORKER: 'false',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const keep = (chunk: Buffer) =>
+    logs.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l && !l.includes('"msg":"request')),
+    );
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url,
+    child,
+    logs,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Seconds from the process's start until a hybrid search is semantic, and (embedded) until every vector is in. */
+async function untilSemantic(api: Api, started: number) {
+  let semanticSeconds: number | undefined;
+  for (;;) {
+    if (api.child.exitCode !== null) throw new Error(`the API exited:\n${api.logs.slice(-20).join('\n')}`);
+    const reply = await fetch(`${api.url}/api/v1/packages?q=hospital+quality&limit=10`).catch(() => null);
+    if (reply?.ok && ((await reply.json()) as { meta?: { semantic?: string } }).meta?.semantic === 'on') {
+      semanticSeconds ??= since(started);
+      const loaded = api.logs.find((l) => l.includes('embedded vector index loaded'));
+      if (!api.logs.some((l) => l.includes('vector index')) || loaded) return { semanticSeconds, allVectorsSeconds: since(started) };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function measure(api: Api, ids: string[]) {
+  const keyword: number[] = [];
+  const hybrid: number[] = [];
+  const hits: Record<string, number> = {};
+  const modes = new Set<string>();
+  for (const q of QUERIES) {
+    const base = `${api.url}/api/v1/packages?q=${encodeURIComponent(q)}&limit=10`;
+    hits[q] = (await timed(`${base}&semantic=false`)).body.count ?? 0;
+    await timed(base);
+    for (let round = 0; round < ROUNDS; round++) {
+      keyword.push((await timed(`${base}&semantic=false`)).ms);
+      const h = await timed(base);
+      modes.add(String(h.body.meta?.semantic));
+      hybrid.push(h.ms);
+    }
+  }
+  const detail: number[] = [];
+  for (const id of ids) detail.push((await timed(`${api.url}/api/v1/packages/${id}`)).ms);
+  const facets: number[] = [];
+  const facetsOfQuery: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    facets.push((await timed(`${api.url}/api/v1/packages?include_facets=true&limit=10`)).ms);
+    facetsOfQuery.push((await timed(`${api.url}/api/v1/packages?q=health&include_facets=true&limit=10&semantic=false`)).ms);
+  }
+  return {
+    keyword: summary(keyword),
+    hybrid: summary(hybrid),
+    semantic: [...modes],
+    detail: summary(detail),
+    facets: summary(facets),
+    facetsOfQuery: summary(facetsOfQuery),
+    hits,
+    rssMb: await rssMb(api.child.pid!),
+  };
+}
+
+export async function benchScale(total: number) {
+  const log = createLogger('warn');
+  const modelPath = await embeddingModelPath(createLogger('info'));
+  const qdrantPath = await qdrantBinary(createLogger('info'));
+  const engines = await startEngines('bench-scale', log);
+  const qdrant = qdrantPath ? await startQdrant(qdrantPath) : null;
+  if (qdrant) engines.onStop(() => qdrant.stop());
+  if (!qdrant) progress('no Qdrant binary (scripts/qdrant.sh builds it): the embedded index only');
+  const env = {
+    DATABASE_URL: engines.pg.url('bench'),
+    TEMPORAL_ADDRESS: engines.temporal.address,
+    ALMANAC_DATA_DIR: engines.dir,
+    EMBEDDINGS_PROVIDER: 'local',
+    EMBEDDINGS_MODEL_PATH: modelPath,
+  };
+  try {
+    // The load, through an app in this process (no worker: nothing runs beside the copy).
+    const loader = await startAppOn(engines, { ...env, RUN_WORKER: 'false', ...(qdrant ? { QDRANT_URL: qdrant.url } : {}) }, log);
+    const { search, storage, config, orm } = loader.services;
+    const em = orm.em.fork();
+    let t = performance.now();
+    await seedCatalog(em, readCatalog().length, config.search.language);
+    const ids = (await em.execute<Array<{ id: string }>>(`select id from datasets`)).map((r) => r.id);
+    for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
+      await syncDatasetsSearch({ em: em.fork(), storage, config, search }, ids.slice(i, i + REINDEX_BATCH));
+    }
+    const catalogSeconds = since(t);
+    progress(`the real catalog (${ids.length}) seeded and indexed with the model in ${catalogSeconds} s; copying to ${total}`);
+    t = performance.now();
+    const copied = await replicateCatalog(em, total, config.search.language, progress);
+    const [counts] = await em.execute<Array<{ datasets: number; points: number }>>(
+      `select (select count(*)::int from datasets) as datasets, (select count(*)::int from search_points) as points`,
+    );
+    progress(`copied in ${since(t)} s: ${JSON.stringify({ ...counts, ...copied })}`);
+    let qdrantLoad: { vectors: number; seconds: number } | undefined;
+    if (qdrant) {
+      t = performance.now();
+      const vectors = await fillIndexFromDatabase(orm.em.fork(), search);
+      qdrantLoad = { vectors, seconds: since(t) };
+      progress(`Qdrant filled: ${JSON.stringify(qdrantLoad)}`);
+    }
+    const sample = (await em.execute<Array<{ id: string }>>('select id from datasets order by random() limit 200')).map((r) => r.id);
+
+    const results: Record<string, unknown> = {};
+    for (const backend of qdrant ? (['qdrant', 'embedded'] as const) : (['embedded'] as const)) {
+      const started = performance.now();
+      const api = await startApi({
+        ...env,
+        ALMANAC_DATA_DIR: path.join(engines.dir, `api-${backend}`),
+        ...(backend === 'qdrant' ? { QDRANT_URL: qdrant!.url } : {}),
+      });
+      try {
+        const ready = await untilSemantic(api, started);
+        progress(`${backend}: semantic ${ready.semanticSeconds} s after start, every vector ${ready.allVectorsSeconds} s`);
+        const figures = { ...ready, ...(await measure(api, sample)) };
+        results[backend] = figures;
+        console.log(
+          `latency scale-keyword-search (${backend}): p50 ${figures.keyword.p50} ms, p95 ${figures.keyword.p95} ms (${counts?.datasets} datasets)`,
+        );
+        console.log(
+          `latency scale-hybrid-search (${backend}): p50 ${figures.hybrid.p50} ms, p95 ${figures.hybrid.p95} ms (${counts?.points} points; semantic ${figures.semantic.join('/')})`,
+        );
+        console.log(
+          `scale ${backend}: restart to semantic ${ready.semanticSeconds} s (every vector ${ready.allVectorsSeconds} s); GET /packages/{id} p50 ${figures.detail.p50} ms, p95 ${figures.detail.p95} ms; facets p50 ${figures.facets.p50} ms, p95 ${figures.facets.p95} ms (with q: ${figures.facetsOfQuery.p50} / ${figures.facetsOfQuery.p95}); API RSS ${figures.rssMb} MB`,
+        );
+      } finally {
+        await api.stop();
+      }
+    }
+    const qdrantRss = qdrant ? await rssMb(qdrant.pid) : undefined;
+    if (qdrantRss !== undefined)
+      console.log(`scale qdrant: RSS ${qdrantRss} MB (${qdrantLoad?.vectors} vectors, filled in ${qdrantLoad?.seconds} s)`);
+    return { datasets: counts?.datasets, points: counts?.points, catalogSeconds, copied, qdrantLoad, qdrantRssMb: qdrantRss, ...results };
+  } finally {
+    await engines.stop();
+  }
+}
