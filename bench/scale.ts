@@ -52,7 +52,7 @@ interface Api {
 }
 
 /** `almanac serve` without a worker on the bench's database, as an API replica runs. */
-async function startApi(env: Record<string, string>): Promise<Api> {
+export async function startApi(env: Record<string, string>): Promise<Api> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(BIN, ['serve'], {
@@ -90,7 +90,7 @@ async function startApi(env: Record<string, string>): Promise<Api> {
 }
 
 /** Seconds from the process's start until a hybrid search is semantic, and (embedded) until every vector is in. */
-async function untilSemantic(api: Api, started: number) {
+export async function untilSemantic(api: Api, started: number) {
   let semanticSeconds: number | undefined;
   for (;;) {
     if (api.child.exitCode !== null) throw new Error(`the API exited:\n${api.logs.slice(-20).join('\n')}`);
@@ -104,7 +104,7 @@ async function untilSemantic(api: Api, started: number) {
   }
 }
 
-async function measure(api: Api, ids: string[]) {
+export async function measure(api: Api, ids: string[]) {
   const keyword: number[] = [];
   const hybrid: number[] = [];
   const hits: Record<string, number> = {};

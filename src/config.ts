@@ -128,6 +128,7 @@ const EnvSchema = z
       .string()
       .regex(/^[a-z_]+$/, 'expected a PostgreSQL text search configuration such as english')
       .default('english'),
+    SEARCH_RANK_SHORTLIST: positiveInt.max(1_000_000).default(1_000),
     SITE_NAME: z.string().min(1).default('Almanac'),
     REGISTRATION_ENABLED: booleanFlag.default(true),
     SESSION_TTL_HOURS: positiveInt.default(24 * 14),
@@ -261,7 +262,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     versions: { retention: e.VERSION_RETENTION, holdBreaking: e.SCHEMA_CHANGE_HOLD },
     query: { maxProcesses: e.QUERY_MAX_PROCESSES },
     site: { name: e.SITE_NAME, registrationEnabled: e.REGISTRATION_ENABLED },
-    search: { language: e.SEARCH_LANGUAGE },
+    search: { language: e.SEARCH_LANGUAGE, rankShortlist: e.SEARCH_RANK_SHORTLIST },
     embeddings:
       e.EMBEDDINGS_PROVIDER === 'openai'
         ? {

@@ -21,6 +21,11 @@ export interface KeywordSearch {
   /** The typo fallback, tried only when `strict` finds nothing; null when the query uses websearch syntax. */
   fuzzy: SqlFragment | null;
   rank: SqlFragment;
+  /**
+   * Which matches are worth ranking: how many of the query's stems the title or name holds, read from the
+   * row itself (no search document, no trigram), so choosing among a hundred thousand matches stays cheap.
+   */
+  shortlist: SqlFragment;
 }
 
 /**
@@ -50,8 +55,12 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
         [language, ...words],
       )
     : undefined;
-  // Awaited below; if the lookup beside it fails first, this one's failure must not go unhandled.
+  const stemsAsked = em
+    .getConnection()
+    .execute<{ stem: string }[]>(`select distinct lexeme as stem from unnest(to_tsvector(?::regconfig, unaccent(?)))`, [language, q]);
+  // Awaited below; if the lookup beside them fails first, their failures must not go unhandled.
   lexemesAsked?.catch(() => undefined);
+  stemsAsked.catch(() => undefined);
   const contents: Array<{ id: string; rank: number }> = (
     await em.getKnex().raw(
       `select sp.dataset_id as id, max(ts_rank_cd(sp.text_vector, websearch_to_tsquery(?::regconfig, unaccent(?)))) as rank
@@ -76,7 +85,11 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
   const strict = contents.length
     ? { sql: `(${metadataMatch} or d.id = any(?::uuid[]))`, params: [language, q, ids] }
     : { sql: metadataMatch, params: [language, q] };
-  if (!words || !lexemesAsked) return { strict, fuzzy: null, rank };
+  const stems = (await stemsAsked).map((row) => row.stem);
+  const shortlist = stems.length
+    ? { sql: stems.map(() => `(strpos(lower(coalesce(d.title, '') || ' ' || d.name), ?) > 0)::int`).join(' + '), params: stems }
+    : { sql: '0', params: [] };
+  if (!words || !lexemesAsked) return { strict, fuzzy: null, rank, shortlist };
 
   const lexemes = await lexemesAsked;
   const terms = words.map((w, i) => ({ w, tsq: lexemes[i]!.tsq }));
@@ -87,5 +100,5 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
       .join(' and '),
     params: meaningful.flatMap((x) => (x.tsq ? [x.tsq, x.w, x.w] : [x.w, x.w])),
   };
-  return { strict, fuzzy, rank };
+  return { strict, fuzzy, rank, shortlist };
 }

@@ -155,23 +155,43 @@ export async function searchDatasets(
   const inResult = (match: SqlFragment) =>
     candidates.size ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] } : match;
   const countOf = (match: SqlFragment) => filtered.clone().andWhere(inResult(match).sql, inResult(match).params).getCount('d.id', true);
-  /** Keyword ranks that can reach this page (relevance order only): a dataset outside the semantic lists
-   * ranked below offset + limit by keywords has at least that many datasets ahead of it. */
+  /**
+   * Keyword ranks that can reach this page (relevance order only). The full rank (search document and
+   * trigram likeness, ~20 µs a row) is computed for a shortlist: the SEARCH_RANK_SHORTLIST matches (or twice
+   * the page's reach) whose titles or names hold the most of the query's stems, so a common word in a
+   * million datasets costs what a rare one does. Up to that many matches, every one is ranked. Semantic
+   * candidates that match by keywords are ranked beside the shortlist wherever they fall.
+   */
   const keywordRanks = async (match: SqlFragment): Promise<Map<string, number> | undefined> => {
     if (query.sort_by) return undefined;
-    const matches = () => filtered.clone().andWhere(match.sql, match.params).getKnexQuery().clearSelect().clearOrder();
-    if (!candidates.size) {
-      // Keywords alone: the first `reach` by rank, a top-N sort instead of numbering every match.
-      const top: Array<{ id: string }> = await matches()
+    const shortlist = () =>
+      filtered
+        .clone()
+        .andWhere(match.sql, match.params)
+        .getKnexQuery()
+        .clearSelect()
+        .clearOrder()
         .select('d.id')
-        .orderByRaw(`${keyword.rank.sql} desc, d.id`, keyword.rank.params as Knex.RawBinding[])
+        .orderByRaw(`${keyword.shortlist.sql} desc, d.id`, keyword.shortlist.params as Knex.RawBinding[])
+        .limit(Math.max(ctx.config.search.rankShortlist, 2 * reach));
+    const rankOrder = `${keyword.rank.sql} desc, d.id`;
+    if (!candidates.size) {
+      // Keywords alone: the first `reach` of the shortlist by rank.
+      const top: Array<{ id: string }> = await knex
+        .select('d.id')
+        .from('datasets as d')
+        .whereIn('d.id', shortlist())
+        .orderByRaw(rankOrder, keyword.rank.params as Knex.RawBinding[])
         .limit(reach);
       return new Map(top.map((row, i) => [row.id, i + 1]));
     }
-    // A semantic candidate's keyword rank counts wherever it falls, so every match is numbered.
-    const ranked = matches().select(
-      knex.raw(`d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as r`, keyword.rank.params as Knex.RawBinding[]),
-    );
+    const ranked = knex
+      .select(knex.raw(`d.id, row_number() over (order by ${rankOrder}) as r`, keyword.rank.params as Knex.RawBinding[]))
+      .from('datasets as d')
+      .whereIn('d.id', shortlist())
+      .orWhere((or) =>
+        or.whereRaw('d.id = any(?::uuid[])', [pgArray([...candidates])]).andWhereRaw(match.sql, match.params as Knex.RawBinding[]),
+      );
     const rows: Array<{ id: string; r: string }> = await knex
       .select('id', 'r')
       .from(ranked.as('k'))
