@@ -26,7 +26,7 @@ export async function startEmbeddedPostgres(
   dir: string,
   port: number,
   log: Logger,
-  opts: { takeOver?: boolean } = {},
+  opts: { takeOver?: boolean; settings?: Record<string, string> } = {},
 ): Promise<RunningPostgres> {
   const cluster = new EmbeddedPostgres({
     databaseDir: dir,
@@ -35,7 +35,11 @@ export async function startEmbeddedPostgres(
     password: PASSWORD,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...Object.entries(opts.settings ?? {}).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+    ],
     onLog: (m) => log.debug({ component: 'postgres' }, String(m).trim()),
     onError: (m) => log.warn({ component: 'postgres' }, String(m).trim()),
   });

@@ -26,7 +26,11 @@ export interface Engines {
   stop(): Promise<void>;
 }
 
-export async function startEngines(label: string, log: Logger, opts: { minio?: boolean } = {}): Promise<Engines> {
+export async function startEngines(
+  label: string,
+  log: Logger,
+  opts: { minio?: boolean; postgresSettings?: Record<string, string> } = {},
+): Promise<Engines> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), `almanac-${label}-`));
   // mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
   await fs.chmod(dir, 0o755);
@@ -40,7 +44,7 @@ export async function startEngines(label: string, log: Logger, opts: { minio?: b
     const progress = createLogger('info');
     const minio = opts.minio ? await startMinio(await minioBinary(progress), path.join(dir, 'minio')) : undefined;
     if (minio) stack.push(() => minio.stop());
-    const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log);
+    const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log, { settings: opts.postgresSettings });
     stack.push(() => pg.stop());
     const temporal = await startScratchTemporal(progress);
     stack.push(() => temporal.stop());
