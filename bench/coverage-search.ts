@@ -9,6 +9,7 @@ import { createLogger } from '../src/logger.ts';
 import { seedCatalog } from './catalog-seed.ts';
 import { QUERIES } from './search.ts';
 import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { summary } from './percentiles.ts';
 
 const ROUNDS = 10;
 /** Datasets (in tenths) given a coverage. */
@@ -51,9 +52,6 @@ async function seedCoverage(em: EntityManager) {
   );
   return row!.covered;
 }
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1) });
 
 export async function benchCoverageSearch(total: number) {
   const log = createLogger('warn');

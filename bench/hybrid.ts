@@ -19,10 +19,9 @@ import { REINDEX_BATCH, syncDatasetsSearch } from '../src/search/sync.ts';
 import { readCatalog, seedCatalog } from './catalog-seed.ts';
 import { loadQueries } from './relevance/queries.ts';
 import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { summary } from './percentiles.ts';
 
 const ROUNDS = 3;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1) });
 const seconds = (since: number) => +((performance.now() - since) / 1000).toFixed(1);
 const progress = (message: string) => console.error(`[hybrid] ${message}`);
 

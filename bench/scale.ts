@@ -22,11 +22,10 @@ import { embeddingModelPath, qdrantBinary } from '../test/helpers/tools.ts';
 import { readCatalog, seedCatalog } from './catalog-seed.ts';
 import { replicateCatalog } from './scale-seed.ts';
 import { QUERIES } from './search.ts';
+import { summary } from './percentiles.ts';
 
 const BIN = fileURLToPath(new URL('../bin/almanac', import.meta.url));
 const ROUNDS = 5;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const summary = (xs: number[]) => ({ p50: +pct(xs, 50).toFixed(1), p95: +pct(xs, 95).toFixed(1) });
 const since = (t: number) => +((performance.now() - t) / 1000).toFixed(1);
 const progress = (message: string) => console.error(`[scale ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -52,7 +51,7 @@ interface Api {
 }
 
 /** `almanac serve` without a worker on the bench's database, as an API replica runs. */
-export async function startApi(env: Record<string, string>, bin = BIN): Promise<Api> {
+async function startApi(env: Record<string, string>, bin = BIN): Promise<Api> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(bin, ['serve'], {
@@ -90,7 +89,7 @@ export async function startApi(env: Record<string, string>, bin = BIN): Promise<
 }
 
 /** Seconds from the process's start until a hybrid search is semantic, and (embedded) until every vector is in. */
-export async function untilSemantic(api: Api, started: number, embedded: boolean) {
+async function untilSemantic(api: Api, started: number, embedded: boolean) {
   let semanticSeconds: number | undefined;
   for (;;) {
     if (api.child.exitCode !== null) throw new Error(`the API exited:\n${api.logs.slice(-20).join('\n')}`);
@@ -105,7 +104,7 @@ export async function untilSemantic(api: Api, started: number, embedded: boolean
   }
 }
 
-export async function measure(api: Api, ids: string[]) {
+async function measure(api: Api, ids: string[]) {
   const keyword: number[] = [];
   const hybrid: number[] = [];
   const hits: Record<string, number> = {};

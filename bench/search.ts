@@ -11,6 +11,7 @@ import { keywordSearch } from '../src/search/keyword-query.ts';
 import { createLogger } from '../src/logger.ts';
 import { seedCatalog } from './catalog-seed.ts';
 import { startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { pct } from './percentiles.ts';
 
 export const QUERIES = [
   'medicare',
@@ -64,7 +65,6 @@ async function rawSearch(em: EntityManager, db: pg.Pool, q: string) {
   return n;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const summary = (xs: number[]) => ({
   p50: +pct(xs, 50).toFixed(1),
   p95: +pct(xs, 95).toFixed(1),
