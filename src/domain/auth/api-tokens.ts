@@ -63,7 +63,7 @@ export interface Caller {
 export async function userForToken(ctx: DomainContext, secret: string): Promise<Caller | null> {
   if (!isWellFormedTokenSecret(secret)) return null;
   const key = `token:${sha256Hex(secret)}` as const;
-  let found = ctx.credentials?.get(key);
+  let found = await ctx.credentials?.get(key);
   if (!found) {
     const keep = ctx.credentials?.beginLookup();
     const token = await ctx.em.findOne(

@@ -18,17 +18,32 @@ const MAX_ENTRIES = 10_000;
 /**
  * This process's short-lived memory of token and session lookups, keyed by the secret's hash. It is
  * only as good as its invalidation: the process that revokes drops its own entry at once, and every
- * other process drops it on the `almanac_auth` notification (credential-follower.ts). While that
- * listener is not connected the cache holds nothing and stores nothing, since a revocation made
- * meanwhile would never reach it. The TTL is a backstop for a connection that died unnoticed.
+ * other process drops it on the `almanac_auth` notification (credential-follower.ts), which a hit
+ * waits to have heard. While that listener is not connected the cache holds nothing and stores
+ * nothing, since a revocation made meanwhile would never reach it. The TTL is a backstop.
  */
 export class CredentialCache {
   private readonly entries = new Map<CredentialKey, CachedCredential & { cachedAt: number }>();
   /** Bumped by every invalidation: a lookup that overlapped one may have read the old state, so it is not kept. */
   private generation = 0;
   private listening = false;
+  /** Resolves true once every notification sent before the call has been handled (the follower's). */
+  private heard: () => Promise<boolean> = async () => false;
 
-  get(key: CredentialKey): CachedCredential | undefined {
+  /**
+   * The cached credential, once every notification committed before this call has been heard: another
+   * process's revocation answered its caller before this request could arrive, so it must count here at
+   * once. That costs a round trip on the listening connection, shared by the lookups waiting on it; still
+   * cheaper for the database than the lookup itself, which takes a pooled connection and a join.
+   */
+  async get(key: CredentialKey): Promise<CachedCredential | undefined> {
+    if (!this.holds(key)) return undefined;
+    if (!(await this.heard())) return undefined;
+    return this.holds(key);
+  }
+
+  /** The entry as it stands, without waiting for notifications on their way. */
+  holds(key: CredentialKey) {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     const now = Date.now();
@@ -68,7 +83,8 @@ export class CredentialCache {
   }
 
   /** The follower's connection state: on either edge everything is dropped, since notifications may have been missed. */
-  setListening(listening: boolean) {
+  setListening(listening: boolean, heard?: () => Promise<boolean>) {
+    if (heard) this.heard = heard;
     this.listening = listening;
     this.generation++;
     this.entries.clear();

@@ -18,7 +18,7 @@ export async function openSession(ctx: DomainContext, user: User): Promise<{ sec
 /** The active user behind a session cookie, or null when the session is unknown, expired or its user deleted. */
 export async function userForSession(ctx: DomainContext, secret: string): Promise<Caller | null> {
   const key = `session:${sha256Hex(secret)}` as const;
-  const cached = ctx.credentials?.get(key);
+  const cached = await ctx.credentials?.get(key);
   if (cached) return { id: cached.userId, sysadmin: cached.sysadmin };
   const keep = ctx.credentials?.beginLookup();
   const session = await ctx.em.findOne(Session, { secretHash: sha256Hex(secret), expiresAt: { $gt: new Date() } }, { populate: ['user'] });
