@@ -252,16 +252,19 @@ async function stopMember(member: Member, signal: NodeJS.Signals) {
 
 /**
  * haproxy in front of the API processes, with the production configuration (deploy/haproxy.cfg): only its
- * bind address, its log (stderr) and its servers (the API processes' ports instead of Docker's DNS) change.
+ * bind address, its log (stderr) and its servers and spares (the API processes' ports instead of Docker's
+ * DNS) change.
  */
 async function startHaproxy(binary: string, configPath: string, port: number, apiPorts: number[]) {
   const production = await fs.readFile(HAPROXY_CONFIG, 'utf8');
   const servers = apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check inter 1s fall 3 rise 2`).join('\n');
+  const spares = apiPorts.map((p, i) => `  server spare${i + 1} 127.0.0.1:${p} backup`).join('\n');
   const edits: Array<[RegExp, string]> = [
     [/^ {2}log stdout format raw local0$/m, '  log stderr format raw local0'],
     [/^resolvers docker\n(?: {2}.*\n)+/m, ''],
     [/^ {2}bind :3000$/m, `  bind 127.0.0.1:${port}`],
     [/^ {2}server-template api .*$/m, servers],
+    [/^ {2}server-template spare .*$/m, spares],
   ];
   let config = production;
   for (const [pattern, replacement] of edits) {

@@ -7,6 +7,8 @@ import type { Cluster } from './cluster.ts';
 
 export interface Outcome {
   route: string;
+  /** Sent as X-Request-Id: the balancer's log line and the API process's show it. */
+  id: string;
   /** ms on performance.now()'s clock */
   started: number;
   ended: number;
@@ -28,14 +30,16 @@ export async function runSoak(
   const end = start + opts.seconds * 1000;
   const auth = { Authorization: `Bearer ${cluster.adminToken}` };
 
+  let sent = 0;
   const call = async (route: string, url: string, init: RequestInit = {}, name?: string) => {
+    const id = `soak-${++sent}`;
     const started = performance.now();
     try {
-      const reply = await fetch(`${cluster.url}${url}`, init);
+      const reply = await fetch(`${cluster.url}${url}`, { ...init, headers: { ...init.headers, 'X-Request-Id': id } });
       await reply.arrayBuffer();
-      outcomes.push({ route, started, ended: performance.now(), status: reply.status, name });
+      outcomes.push({ route, id, started, ended: performance.now(), status: reply.status, name });
     } catch (err) {
-      outcomes.push({ route, started, ended: performance.now(), status: 0, name, error: String((err as Error).cause ?? err) });
+      outcomes.push({ route, id, started, ended: performance.now(), status: 0, name, error: String((err as Error).cause ?? err) });
     }
   };
 
