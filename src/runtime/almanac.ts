@@ -17,6 +17,8 @@ import { startTemporalDevServer } from './temporal-dev-server.ts';
 export interface RunningAlmanac {
   url: string;
   services: Services;
+  /** Closes the keep-alive connections no request is using (kept 65 s otherwise): what is left is in use. */
+  closeIdleConnections(): void;
   stop(): Promise<void>;
 }
 
@@ -100,7 +102,7 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     log.info({ url: config.http.publicUrl, port }, 'Almanac is listening');
     // The address this process answers on, for callers beside it (tests, benchmarks).
     const url = `http://127.0.0.1:${port}`;
-    return { url, services, stop };
+    return { url, services, closeIdleConnections: () => server.closeIdleConnections(), stop };
   } catch (err) {
     await stop();
     throw err;

@@ -5,7 +5,8 @@ import { runLoad } from '../helpers/load-mix.ts';
 /**
  * The short soak (issue 16): 50 clients for 15 s mixing searches, dataset reads, queries, uploads and MCP
  * calls against one app. No answer may be unplanned (every 5xx is), the query and login throttles must
- * hold under the load, and the server's open handles must come back to where they were. Latency and memory
+ * hold under the load, and the server's open handles must come back to where they were once its idle
+ * connections are closed. Latency and memory
  * are reported, not asserted; `npm run bench -- soak` runs the long version.
  */
 
@@ -25,6 +26,9 @@ test('50 clients for 15 s: no unplanned answer, throttles hold, no handle left o
   t.true(report.requests > 50, `only ${report.requests} requests`);
   t.deepEqual(report.throttles, { queryBusyHeld: true, loginThrottleHeld: true });
   // Connections drain after the load: what stays open is what was open before (give or take a pool's spare).
+  // Idle keep-alive connections are kept 65 s for a balancer's sake (and the clients here keep theirs as
+  // long, as the server's Keep-Alive header tells them): closed now, only what leaked stays.
+  app.almanac.closeIdleConnections();
   const deadline = Date.now() + 10_000;
   while (sample().handles > before + 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   t.true(sample().handles <= before + 10, `handles ${before} before, ${sample().handles} after`);
