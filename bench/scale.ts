@@ -51,10 +51,10 @@ interface Api {
 }
 
 /** `almanac serve` without a worker on the bench's database, as an API replica runs. */
-async function startApi(env: Record<string, string>, bin = BIN): Promise<Api> {
+async function startApi(env: Record<string, string>): Promise<Api> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(bin, ['serve'], {
+  const child = spawn(BIN, ['serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       ...env,

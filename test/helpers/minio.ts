@@ -18,41 +18,30 @@ export interface RunningMinio {
 export async function startMinio(binary: string, dataDir: string): Promise<RunningMinio> {
   const accessKey = process.env.MINIO_ROOT_USER || 'almanac-test';
   const secretKey = process.env.MINIO_ROOT_PASSWORD || randomBytes(16).toString('hex');
-  // A port free a moment ago can be taken before MinIO binds it (the engines start side by side, and
-  // Temporal's dev server opens ports of its own choosing): then MinIO exits at once, and fresh ports are tried.
+  // A port free a moment ago can be taken by another process before MinIO binds it: MinIO then exits at
+  // once, and fresh ports are tried.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     let consolePort = await freePort();
     while (consolePort === port) consolePort = await freePort();
+    let child: ChildProcess;
     try {
-      const child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
-      return running(binary, dataDir, child, port, consolePort, accessKey, secretKey);
+      child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
     } catch (err) {
       if (attempt === 3 || !(err as Error).message.startsWith('minio exited')) throw err;
+      continue;
     }
+    return {
+      endpoint: `http://127.0.0.1:${port}`,
+      accessKey,
+      secretKey,
+      stop: () => stopChild(child),
+      async restart() {
+        await stopChild(child);
+        child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
+      },
+    };
   }
-}
-
-function running(
-  binary: string,
-  dataDir: string,
-  started: ChildProcess,
-  port: number,
-  consolePort: number,
-  accessKey: string,
-  secretKey: string,
-): RunningMinio {
-  let child = started;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    accessKey,
-    secretKey,
-    stop: () => stopChild(child),
-    async restart() {
-      await stopChild(child);
-      child = await launch(binary, dataDir, port, consolePort, accessKey, secretKey);
-    },
-  };
 }
 
 async function launch(binary: string, dataDir: string, port: number, consolePort: number, accessKey: string, secretKey: string) {
