@@ -1,4 +1,4 @@
-import { Dataset, Group, Membership, type DatasetState } from '../../entities/index.ts';
+import { Dataset, Group, type DatasetState, type MemberRole } from '../../entities/index.ts';
 import { can } from '../../policies/index.ts';
 import type { DatasetSubject, OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
@@ -10,8 +10,13 @@ import { CALLER_ROLE_SQL, subjectOfRow, type SubjectRow } from './detail-query.t
 /** The actor's roles in active organizations; the visibility filter is built from these. */
 export async function orgRolesOf(ctx: DomainContext, actor: Actor): Promise<OrgRoles> {
   if (actor.userId === null) return new Map();
-  const rows = await ctx.em.find(Membership, { user: actor.userId, group: { kind: 'organization', state: 'active' } });
-  return new Map(rows.map((m) => [(m.group as Group).id, m.role]));
+  // A plain statement: every write asks for the roles, and hydrating memberships cost more than the query.
+  const rows = await ctx.em.execute<Array<{ group_id: string; role: MemberRole }>>(
+    `select m.group_id, m.role from memberships m join groups g on g.id = m.group_id
+      where m.user_id = ? and g.kind = 'organization' and g.state = 'active'`,
+    [actor.userId],
+  );
+  return new Map(rows.map((row) => [row.group_id, row.role]));
 }
 
 export function datasetSubject(dataset: Dataset, roles: OrgRoles): DatasetSubject {
