@@ -1,8 +1,10 @@
 /**
  * A million datasets (issue 31 §3): the real catalog (1,878 records) indexed with the local model, then
  * copied inside PostgreSQL up to `total` (bench/scale-seed.ts says how and why), and Qdrant filled from
- * the points when its binary is built (scripts/qdrant.sh). Then an API process of its own (`almanac
- * serve`, no worker, as production runs it), once with each vector backend, measured from outside:
+ * the points when its binary is built (scripts/qdrant.sh), measured once it has indexed them. Then an API
+ * process of its own (`almanac serve`, no worker, as production runs it), once with each vector backend,
+ * measured from outside. With BENCH_SCALE_DIR the load (and Qdrant's fill) stays in that folder and the
+ * next run of the same size measures it again without loading (the load of 1M takes over an hour here):
  * - restart to semantic search: process start until a hybrid search answers with `semantic: "on"` and,
  *   for the embedded index, until it has loaded every vector;
  * - keyword and hybrid search p50/p95 over 20 real queries, GET /packages/{id}, facets over the catalog;
@@ -104,6 +106,41 @@ async function untilSemantic(api: Api, started: number, embedded: boolean) {
   }
 }
 
+/** What a kept folder (BENCH_SCALE_DIR) holds already: the load of an earlier run of the same size. */
+interface KeptLoad {
+  total: number;
+  catalogSeconds: number;
+  copied: Awaited<ReturnType<typeof replicateCatalog>> | undefined;
+  qdrantLoad: { vectors: number; seconds: number } | undefined;
+}
+
+async function readLoad(marker: string, total: number): Promise<KeptLoad | undefined> {
+  const text = await fs.readFile(marker, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const load = JSON.parse(text) as KeptLoad;
+  if (load.total !== total)
+    throw new Error(`${marker}: the folder holds ${load.total} datasets, not ${total}; name another BENCH_SCALE_DIR`);
+  return load;
+}
+
+/**
+ * Until Qdrant has built the graph of every collection (status green): while it optimizes (yellow), the
+ * segments not yet indexed are searched exhaustively, which measures the fill, not the search.
+ */
+async function untilIndexed(url: string) {
+  for (;;) {
+    const { result } = (await (await fetch(`${url}/collections`)).json()) as { result: { collections: Array<{ name: string }> } };
+    const statuses = await Promise.all(
+      result.collections.map(async ({ name }) => {
+        const info = (await (await fetch(`${url}/collections/${name}`)).json()) as { result: { status: string } };
+        return info.result.status;
+      }),
+    );
+    if (statuses.every((status) => status === 'green')) return;
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
 async function measure(api: Api, ids: string[]) {
   const keyword: number[] = [];
   const hybrid: number[] = [];
@@ -145,10 +182,12 @@ export async function benchScale(total: number) {
   const modelPath = await embeddingModelPath(createLogger('info'));
   const qdrantPath = await qdrantBinary(createLogger('info'));
   // A production PostgreSQL for a million datasets holds the datasets table (1.9 GB) in its buffers.
+  const kept = process.env.BENCH_SCALE_DIR ? path.resolve(process.env.BENCH_SCALE_DIR) : undefined;
   const engines = await startEngines('bench-scale', log, {
     postgresSettings: { shared_buffers: process.env.BENCH_PG_SHARED_BUFFERS ?? '4GB' },
+    keptDir: kept,
   });
-  const qdrant = qdrantPath ? await startQdrant(qdrantPath) : null;
+  const qdrant = qdrantPath ? await startQdrant(qdrantPath, kept ? { storage: path.join(kept, 'qdrant') } : {}) : null;
   if (qdrant) engines.onStop(() => qdrant.stop());
   if (!qdrant) progress('no Qdrant binary (scripts/qdrant.sh builds it): the embedded index only');
   const env = {
@@ -163,27 +202,46 @@ export async function benchScale(total: number) {
     const loader = await startAppOn(engines, { ...env, RUN_WORKER: 'false', ...(qdrant ? { QDRANT_URL: qdrant.url } : {}) }, log);
     const { search, storage, config, orm } = loader.services;
     const em = orm.em.fork();
+    const marker = kept ? path.join(kept, 'scale-load.json') : undefined;
+    const earlier = marker ? await readLoad(marker, total) : undefined;
     let t = performance.now();
-    await seedCatalog(em, readCatalog().length, config.search.language);
-    const ids = (await em.execute<Array<{ id: string }>>(`select id from datasets`)).map((r) => r.id);
-    for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
-      await syncDatasetsSearch({ em: em.fork(), storage, config, search }, ids.slice(i, i + REINDEX_BATCH));
+    let catalogSeconds = earlier?.catalogSeconds ?? 0;
+    let copied = earlier?.copied;
+    if (earlier) {
+      progress(`the catalog loaded by an earlier run is reused (${marker})`);
+    } else {
+      const [{ n }] = await em.execute<Array<{ n: number }>>('select count(*)::int as n from datasets');
+      if (n > 0) throw new Error(`${kept}: a load that did not finish is in this folder (${n} datasets); remove the folder`);
+      await seedCatalog(em, readCatalog().length, config.search.language);
+      const ids = (await em.execute<Array<{ id: string }>>(`select id from datasets`)).map((r) => r.id);
+      for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
+        await syncDatasetsSearch({ em: em.fork(), storage, config, search }, ids.slice(i, i + REINDEX_BATCH));
+      }
+      catalogSeconds = since(t);
+      progress(`the real catalog (${ids.length}) seeded and indexed with the model in ${catalogSeconds} s; copying to ${total}`);
+      t = performance.now();
+      copied = await replicateCatalog(em, total, config.search.language, progress);
     }
-    const catalogSeconds = since(t);
-    progress(`the real catalog (${ids.length}) seeded and indexed with the model in ${catalogSeconds} s; copying to ${total}`);
-    t = performance.now();
-    const copied = await replicateCatalog(em, total, config.search.language, progress);
     const [counts] = await em.execute<Array<{ datasets: number; points: number }>>(
       `select (select count(*)::int from datasets) as datasets, (select count(*)::int from search_points) as points`,
     );
-    progress(`copied in ${since(t)} s: ${JSON.stringify({ ...counts, ...copied })}`);
-    let qdrantLoad: { vectors: number; seconds: number } | undefined;
+    if (!earlier) progress(`copied in ${since(t)} s: ${JSON.stringify({ ...counts, ...copied })}`);
+    let qdrantLoad = earlier?.qdrantLoad;
+    const keep = async () =>
+      marker && fs.writeFile(marker, JSON.stringify({ total, catalogSeconds, copied, qdrantLoad } satisfies KeptLoad));
+    await keep();
     if (qdrant) {
+      if (!qdrantLoad) {
+        t = performance.now();
+        const vectors = await fillIndexFromDatabase(orm.em.fork(), search);
+        qdrantLoad = { vectors, seconds: since(t) };
+        progress(`Qdrant filled: ${JSON.stringify(qdrantLoad)}`);
+      }
       t = performance.now();
-      const vectors = await fillIndexFromDatabase(orm.em.fork(), search);
-      qdrantLoad = { vectors, seconds: since(t) };
-      progress(`Qdrant filled: ${JSON.stringify(qdrantLoad)}`);
+      await untilIndexed(qdrant.url);
+      progress(`Qdrant indexed (every collection green) ${since(t)} s after the fill`);
     }
+    await keep();
     const sample = (await em.execute<Array<{ id: string }>>('select id from datasets order by random() limit 200')).map((r) => r.id);
 
     const results: Record<string, unknown> = {};

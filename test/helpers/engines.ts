@@ -29,22 +29,28 @@ export interface Engines {
 export async function startEngines(
   label: string,
   log: Logger,
-  opts: { minio?: boolean; postgresSettings?: Record<string, string> } = {},
+  opts: { minio?: boolean; postgresSettings?: Record<string, string>; keptDir?: string } = {},
 ): Promise<Engines> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `almanac-${label}-`));
+  // A kept folder (a bench's loaded catalog) is reused as it is and left behind; a scratch one goes.
+  const dir = opts.keptDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), `almanac-${label}-`)));
+  await fs.mkdir(dir, { recursive: true });
   // mkdtemp makes a 0700 folder; PostgreSQL runs as its own user when we are root and must reach inside.
   await fs.chmod(dir, 0o755);
   const stack: Array<() => Promise<unknown>> = [];
   const stop = async () => {
     for (const part of stack.splice(0).reverse()) await part().catch((err) => log.error({ err }, 'stopping an engine failed'));
-    await fs.rm(dir, { recursive: true, force: true });
+    if (!opts.keptDir) await fs.rm(dir, { recursive: true, force: true });
   };
   try {
     // Provisioning says what it fetches (once per machine) whatever the engines' own log level.
     const progress = createLogger('info');
     const minio = opts.minio ? await startMinio(await minioBinary(progress), path.join(dir, 'minio')) : undefined;
     if (minio) stack.push(() => minio.stop());
-    const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log, { settings: opts.postgresSettings });
+    const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), await freePort(), log, {
+      settings: opts.postgresSettings,
+      // A kept folder's cluster left running by a run that was killed is stopped, not joined on its old port.
+      takeOver: Boolean(opts.keptDir),
+    });
     stack.push(() => pg.stop());
     const temporal = await startScratchTemporal(progress);
     stack.push(() => temporal.stop());
