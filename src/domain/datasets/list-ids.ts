@@ -1,4 +1,4 @@
-import { raw, type Knex, type QueryBuilder } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/postgresql';
 import { Dataset } from '../../entities/index.ts';
 import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
@@ -7,9 +7,9 @@ import { unauthenticated, unsupportedFilter } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
-import { applyRecordFilters, datasetsWith, datasetsWithFormat } from './list-filters.ts';
+import { datasetFacets, type DatasetFacets } from './facets.ts';
+import { applyRecordFilters, countDatasets, datasetsWith, datasetsWithFormat } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
-import { metadataFacets } from './metadata-filters.ts';
 import { searchDatasets, type SearchOutcome } from './search.ts';
 
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
@@ -29,8 +29,6 @@ export interface DatasetIdPage {
   search?: Pick<SearchOutcome, 'semantic' | 'explain'>;
   facets?: DatasetFacets;
 }
-
-export type DatasetFacets = Awaited<ReturnType<typeof facets>>;
 
 /**
  * The listing of GET /packages, the CKAN API, the feeds, MCP and the web pages, down to ids. Who sees
@@ -87,8 +85,7 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
       .orderBy(sortBy === 'id' ? { id: direction } : { [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
       .offset(query.offset)
       .limit(query.limit);
-    // getCount turns the builder it is called on into a count query: count on a copy.
-    const [found, count] = await Promise.all([paged.getResultList(), search?.total ?? filtered.clone().getCount('d.id', true)]);
+    const [found, count] = await Promise.all([paged.getResultList(), search?.total ?? countDatasets(filtered)]);
     ids = found.map((d) => d.id);
     total = count;
   }
@@ -96,61 +93,6 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
     ids,
     total,
     ...(search ? { search: { semantic: search.semantic, explain: search.explain } } : {}),
-    ...(query.include_facets ? { facets: await facets(ctx, filtered, query.facet_limit ?? FACET_LIMIT) } : {}),
-  };
-}
-
-/** Counts per organization, category, tag, format, license and record value over the whole filtered set, not the page. */
-async function facets(ctx: DomainContext, filtered: QueryBuilder<Dataset>, limit: number) {
-  const knex = ctx.em.getKnex();
-  const ids = () => filtered.clone().select('d.id').getKnexQuery();
-  const top = (q: Knex.QueryBuilder) =>
-    q
-      .orderBy([
-        { column: 'count', order: 'desc' },
-        { column: 'name', order: 'asc' },
-      ])
-      .limit(limit);
-  /** Datasets per row of `named`, reached from `from` (whose `datasetId` column names the dataset) through `link`. */
-  const perNamed = (from: string, datasetId: string, named: string, link: [string, string], columns: string[]) =>
-    top(
-      knex(from)
-        .join(named, ...link)
-        .whereIn(datasetId, ids())
-        .select(...columns)
-        .count('* as count')
-        .groupBy(...columns),
-    );
-  const [organization, groups, tags, resFormat, licenseId, record] = await Promise.all([
-    perNamed('datasets as d', 'd.id', 'groups as g', ['g.id', 'd.owner_org_id'], ['g.name', 'g.title']),
-    perNamed('dataset_groups as dg', 'dg.dataset_id', 'groups as g', ['g.id', 'dg.group_id'], ['g.name', 'g.title']),
-    perNamed('dataset_tags as dt', 'dt.dataset_id', 'tags as t', ['t.id', 'dt.tag_id'], ['t.name']),
-    top(
-      knex('resources as r')
-        .whereIn('r.dataset_id', ids())
-        .whereNotNull('r.format')
-        .select('r.format as name')
-        .countDistinct('r.dataset_id as count')
-        .groupBy('r.format'),
-    ),
-    top(
-      knex('datasets as d')
-        .whereIn('d.id', ids())
-        .whereNotNull('d.license_id')
-        .select('d.license_id as name')
-        .count('* as count')
-        .groupBy('d.license_id'),
-    ),
-    metadataFacets(knex, ids, limit),
-  ]);
-  const counted = (rows: Array<Record<string, unknown>>) =>
-    rows.map((r) => ({ name: String(r.name), ...(typeof r.title === 'string' ? { title: r.title } : {}), count: Number(r.count) }));
-  return {
-    organization: counted(organization),
-    groups: counted(groups),
-    tags: counted(tags),
-    res_format: counted(resFormat),
-    license_id: counted(licenseId),
-    ...record,
+    ...(query.include_facets ? { facets: await datasetFacets(ctx, filtered, query.facet_limit ?? FACET_LIMIT) } : {}),
   };
 }

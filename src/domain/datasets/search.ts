@@ -8,7 +8,7 @@ import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
-import { applyRecordFilters, hasRecordFilters } from './list-filters.ts';
+import { applyRecordFilters, countDatasets, hasRecordFilters } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
 
 /**
@@ -154,7 +154,7 @@ export async function searchDatasets(
   const knex = ctx.em.getKnex();
   const inResult = (match: SqlFragment) =>
     candidates.size ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] } : match;
-  const countOf = (match: SqlFragment) => filtered.clone().andWhere(inResult(match).sql, inResult(match).params).getCount('d.id', true);
+  const countOf = (match: SqlFragment) => countDatasets(filtered.clone().andWhere(inResult(match).sql, inResult(match).params));
   /**
    * Keyword ranks that can reach this page (relevance order only). The full rank (search document and
    * trigram likeness, ~20 µs a row) is computed for a shortlist: the SEARCH_RANK_SHORTLIST matches (or twice
@@ -204,8 +204,7 @@ export async function searchDatasets(
   // The count and the ranks of the strict match (and, beside semantic candidates, its count alone) are
   // asked together, and asked again of the fallback in the rare case the strict match is empty.
   let match = keyword.strict;
-  const strictAlone =
-    keyword.fuzzy && candidates.size ? filtered.clone().andWhere(match.sql, match.params).getCount('d.id', true) : undefined;
+  const strictAlone = keyword.fuzzy && candidates.size ? countDatasets(filtered.clone().andWhere(match.sql, match.params)) : undefined;
   const first = await Promise.all([countOf(match), keywordRanks(match), strictAlone]);
   let [total, ranks] = first;
   const alone = first[2];
