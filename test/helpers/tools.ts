@@ -45,11 +45,20 @@ const provision = () => loadConfig(process.env).provision;
 /** An in-memory Temporal dev server on a free port, with no UI: for the suite and the benchmarks. */
 export async function startScratchTemporal(log: Logger) {
   const cli = await locateTemporalCli({ explicit: process.env.TEMPORAL_CLI_PATH, ...provision() }, log);
-  const server = await startTemporalDevServer(
-    { cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false },
-    log,
-  );
-  return { ...server, cliPath: cli.path };
+  // A free port can be taken by another process before the server binds it (seen once at a suite's
+  // start): a fresh port, twice more, as for MinIO.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const server = await startTemporalDevServer(
+        { cliPath: cli.path, port: await freePort(), uiPort: 0, namespace: 'default', ui: false },
+        log,
+      );
+      return { ...server, cliPath: cli.path };
+    } catch (err) {
+      if (attempt >= 3 || !String((err as Error).message).includes('address already in use')) throw err;
+      log.warn({ attempt }, 'the Temporal dev server found its port taken; starting it on another');
+    }
+  }
 }
 
 /** EMBEDDINGS_MODEL_PATH, else the default model in the cache (fetched on first use). */
