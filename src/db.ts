@@ -1,4 +1,4 @@
-import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityDictionary, type EntityManager, type EntityName, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import pg from 'pg';
@@ -76,4 +76,14 @@ const MIGRATION_LOCK = 0x616c6d; // 'alm'
  */
 export function pgArray(values: string[]): string {
   return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
+/**
+ * Rows read by plain SQL, as managed entities (`em.map`): for lookups on a hot path. MikroORM's `find`
+ * takes each query through its criteria pipeline, ~0.65 ms of CPU a lookup more than this (measured with
+ * a group by name on a fresh unit of work: 1.17 against 0.51 ms).
+ */
+export async function findByRaw<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: unknown[]): Promise<T[]> {
+  const rows = await em.execute<Array<EntityDictionary<T>>>(sql, params);
+  return rows.map((row) => em.map(entity, row));
 }

@@ -1,5 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { pgArray } from '../../db.ts';
 import { Dataset, type Group, Resource, type DatasetState } from '../../entities/index.ts';
+import { stampNew } from '../../entities/base.ts';
 import { authorize, can } from '../../policies/index.ts';
 import { datasetForSearch } from '../../search/sync.ts';
 import type { Actor } from '../actor.ts';
@@ -19,9 +22,14 @@ import { presentDataset } from './present.ts';
 const nameTaken = () => conflict('A dataset with this name already exists.', [{ path: 'name', message: 'is already taken' }]);
 const idTaken = (path: string, what: string) => conflict(`A ${what} with this id already exists.`, [{ path, message: 'is already taken' }]);
 
-async function flushDataset(ctx: DomainContext, kept: KeptIds = {}) {
+async function flushDataset(ctx: DomainContext) {
+  await mappingClashes({}, () => ctx.em.flush());
+}
+
+/** A clash with a taken name or id, as the field it names; `kept` says which resource's id it was. */
+async function mappingClashes(kept: KeptIds, write: () => Promise<unknown>) {
   try {
-    await ctx.em.flush();
+    await write();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
       const message = String(err.message);
@@ -73,16 +81,20 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
   const { committed, forSearch } = await ctx.em.transactional(async (em) => {
     const tx = { ...ctx, em };
     carryProfileReads(ctx, tx);
-    const dataset = em.create(Dataset, {
-      ...(kept.id ? { id: kept.id } : {}),
-      name: input.name!,
-      state: 'active',
-      creator: actor.userId,
-      publishedAt: new Date(),
-      searchVector: null,
-    });
+    const dataset = em.create(
+      Dataset,
+      {
+        ...(kept.id ? { id: kept.id } : {}),
+        name: input.name!,
+        state: 'active',
+        creator: actor.userId,
+        publishedAt: new Date(),
+        searchVector: null,
+      },
+      { persist: false },
+    );
     await applyDatasetFields(tx, actor, roles, dataset, input, 'partial');
-    const built = (input.resources ?? []).map((r, i) => buildResource(em, dataset, r, i, kept.resourceIds?.[i]));
+    const built = (input.resources ?? []).map((r, i) => buildResource(em, dataset, r, i, kept.resourceIds?.[i], { persist: false }));
     const profileErrors = await resourceProfileErrors(
       tx,
       dataset,
@@ -92,7 +104,7 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
     const urls = (input.resources ?? []).map((r) => r.url).filter(Boolean);
     const dup = urls.findIndex((u, i) => urls.indexOf(u) !== i);
     if (dup >= 0) throw duplicateUrl(`resources.${dup}.url`);
-    await flushDataset(tx, kept);
+    await mappingClashes(kept, () => insertNew(em, dataset, built));
     // The resources are the ones just built, in position order: no need to read them back.
     return {
       committed: { dataset, organization: (dataset.ownerOrg as Group | null | undefined) ?? null, resources: built },
@@ -101,6 +113,29 @@ export async function insertDataset(ctx: DomainContext, actor: Actor, input: New
   });
   await syncKeywordsNow(ctx, forSearch);
   return committed;
+}
+
+/**
+ * A new dataset, its resources and its tag and category links as plain inserts, outside the unit of work:
+ * its flush (change sets, commit order, snapshots) was a third of a create's CPU, and nothing in this unit
+ * of work reads these entities again.
+ */
+async function insertNew(em: EntityManager, dataset: Dataset, resources: Resource[]) {
+  const now = new Date();
+  await em.insert(stampNew(dataset, now));
+  if (resources.length) await em.insertMany(resources.map((r) => stampNew(r, now)));
+  const links = [
+    ['dataset_tags', 'tag_id', dataset.tags.getItems()],
+    ['dataset_groups', 'group_id', dataset.groups.getItems()],
+  ] as const;
+  for (const [table, column, linked] of links) {
+    if (linked.length) {
+      await em.execute(`insert into ${table} (dataset_id, ${column}) select ?, unnest(?::uuid[])`, [
+        dataset.id,
+        pgArray(linked.map((l) => l.id)),
+      ]);
+    }
+  }
 }
 
 /** POST /packages/drafts: any signed-in user; every field optional, a placeholder name when none is given. */

@@ -1,4 +1,4 @@
-import { pgArray } from '../../db.ts';
+import { findByRaw, pgArray } from '../../db.ts';
 import { Group, Tag } from '../../entities/index.ts';
 import { authorize, can } from '../../policies/index.ts';
 import type { OrgRoles } from '../../policies/datasets.ts';
@@ -31,7 +31,9 @@ export async function placeableOrganizations(
 /** The active organization a dataset is placed in; placing it there needs editor rights (403). */
 export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: OrgRoles, ref: string): Promise<Group> {
   // By id, the organization the request already read (to place a CKAN dict's keys) comes from the identity map.
-  const found = isUuid(ref) ? await ctx.em.findOne(Group, ref) : await ctx.em.findOne(Group, { kind: 'organization', name: ref });
+  const found = isUuid(ref)
+    ? await ctx.em.findOne(Group, ref)
+    : (await findByRaw(ctx.em, Group, `select * from groups where kind = 'organization' and name = ?`, [ref]))[0];
   const org = found?.kind === 'organization' && found.state === 'active' ? found : null;
   if (!org) throw validationFailed([{ path: 'ownerOrg', message: 'no active organization has this id or name' }]);
   authorize(actor, 'dataset:place-in-org', { orgRole: roles.get(org.id) ?? null });

@@ -4,6 +4,7 @@ import { authorize } from '../../policies/index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { conflict, notFound, validationFailed, type FieldError } from '../errors.ts';
+import { findByRaw, pgArray } from '../../db.ts';
 import { byNameOrId } from '../ids.ts';
 import { loadVisibleGroup } from '../groups/groups.ts';
 import type { ProfileField } from './profiles-fields.ts';
@@ -81,7 +82,9 @@ export function shareProfileReads(unit: Pick<DomainContext, 'em'>, transaction: 
 }
 
 async function loadFields(ctx: Pick<DomainContext, 'em'>, orgId: string | null): Promise<ProfileFields> {
-  const rows = await ctx.em.find(MetadataProfile, { scope: { $in: orgId ? [SITE_SCOPE, orgId] : [SITE_SCOPE] } });
+  const rows = await findByRaw(ctx.em, MetadataProfile, `select * from metadata_profiles where scope = any(?::text[])`, [
+    pgArray(orgId ? [SITE_SCOPE, orgId] : [SITE_SCOPE]),
+  ]);
   const site = rows.find((r) => r.scope === SITE_SCOPE);
   const org = orgId ? rows.find((r) => r.scope === orgId) : undefined;
   return combine(fieldsOf(site), org ? fieldsOf(org) : null);

@@ -37,19 +37,31 @@ export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldErr
 }
 
 /** Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. */
-export function buildResource(em: EntityManager, dataset: Dataset, input: ResourceInput, position: number, id?: string) {
-  const resource = em.create(Resource, {
-    ...(id ? { id } : {}),
-    dataset,
-    ...storedValues(RESOURCE_FIELDS, input),
-    url: input.url ?? null,
-    urlType: input.urlType,
-    position,
-    extras: {},
-    metadata: {},
-    customExtras: [],
-    customFields: {},
-  });
+/** `persist: false` for a resource its caller inserts itself (a new dataset's, see insertDataset). */
+export function buildResource(
+  em: EntityManager,
+  dataset: Dataset,
+  input: ResourceInput,
+  position: number,
+  id?: string,
+  options: { persist?: boolean } = {},
+) {
+  const resource = em.create(
+    Resource,
+    {
+      ...(id ? { id } : {}),
+      dataset,
+      ...storedValues(RESOURCE_FIELDS, input),
+      url: input.url ?? null,
+      urlType: input.urlType,
+      position,
+      extras: {},
+      metadata: {},
+      customExtras: [],
+      customFields: {},
+    },
+    options,
+  );
   applyDistributionMetadata(resource, input, true);
   return resource;
 }
