@@ -145,13 +145,16 @@ async function measure(api: Api, ids: string[]) {
   const keyword: number[] = [];
   const hybrid: number[] = [];
   const hits: Record<string, number> = {};
+  const keywordOf: Record<string, number[]> = {};
   const modes = new Set<string>();
   for (const q of QUERIES) {
     const base = `${api.url}/api/v1/packages?q=${encodeURIComponent(q)}&limit=10`;
     hits[q] = (await timed(`${base}&semantic=false`)).body.count ?? 0;
     await timed(base);
     for (let round = 0; round < ROUNDS; round++) {
-      keyword.push((await timed(`${base}&semantic=false`)).ms);
+      const k = await timed(`${base}&semantic=false`);
+      keyword.push(k.ms);
+      (keywordOf[q] ??= []).push(k.ms);
       const h = await timed(base);
       modes.add(String(h.body.meta?.semantic));
       hybrid.push(h.ms);
@@ -173,6 +176,11 @@ async function measure(api: Api, ids: string[]) {
     facets: summary(facets),
     facetsOfQuery: summary(facetsOfQuery),
     hits,
+    // The p95 of 20 queries is their slowest one or two: which they are, and how many datasets each matches.
+    slowestKeyword: Object.entries(keywordOf)
+      .map(([q, ms]) => ({ q, p50: summary(ms).p50, hits: hits[q] }))
+      .sort((a, b) => b.p50 - a.p50)
+      .slice(0, 5),
     rssMb: await rssMb(api.child.pid!),
   };
 }
@@ -180,7 +188,10 @@ async function measure(api: Api, ids: string[]) {
 export async function benchScale(total: number) {
   const log = createLogger('warn');
   const modelPath = await embeddingModelPath(createLogger('info'));
-  const qdrantPath = await qdrantBinary(createLogger('info'));
+  // BENCH_SCALE_BACKENDS=embedded (or qdrant) measures one leg, say on a folder kept by an earlier run;
+  // without the Qdrant leg, Qdrant is neither started nor filled.
+  const asked = process.env.BENCH_SCALE_BACKENDS?.split(',');
+  const qdrantPath = !asked || asked.includes('qdrant') ? await qdrantBinary(createLogger('info')) : undefined;
   // A production PostgreSQL for a million datasets holds the datasets table (1.9 GB) in its buffers.
   const kept = process.env.BENCH_SCALE_DIR ? path.resolve(process.env.BENCH_SCALE_DIR) : undefined;
   const engines = await startEngines('bench-scale', log, {
@@ -189,7 +200,7 @@ export async function benchScale(total: number) {
   });
   const qdrant = qdrantPath ? await startQdrant(qdrantPath, kept ? { storage: path.join(kept, 'qdrant') } : {}) : null;
   if (qdrant) engines.onStop(() => qdrant.stop());
-  if (!qdrant) progress('no Qdrant binary (scripts/qdrant.sh builds it): the embedded index only');
+  if (!qdrant && !asked) progress('no Qdrant binary (scripts/qdrant.sh builds it): the embedded index only');
   const env = {
     DATABASE_URL: engines.pg.url('bench'),
     TEMPORAL_ADDRESS: engines.temporal.address,
@@ -245,8 +256,6 @@ export async function benchScale(total: number) {
     const sample = (await em.execute<Array<{ id: string }>>('select id from datasets order by random() limit 200')).map((r) => r.id);
 
     const results: Record<string, unknown> = {};
-    // BENCH_SCALE_BACKENDS=embedded (or qdrant) measures one leg, say on a folder kept by an earlier run.
-    const asked = process.env.BENCH_SCALE_BACKENDS?.split(',');
     const backends = (qdrant ? (['qdrant', 'embedded'] as const) : (['embedded'] as const)).filter((b) => !asked || asked.includes(b));
     for (const backend of backends) {
       const started = performance.now();
@@ -265,6 +274,9 @@ export async function benchScale(total: number) {
         );
         console.log(
           `latency scale-hybrid-search (${backend}): p50 ${figures.hybrid.p50} ms, p95 ${figures.hybrid.p95} ms (${counts?.points} points; semantic ${figures.semantic.join('/')})`,
+        );
+        console.log(
+          `scale ${backend}: slowest keyword queries (p50 ms, matches): ${figures.slowestKeyword.map((x) => `${x.q} ${x.p50} (${x.hits})`).join(', ')}`,
         );
         console.log(
           `scale ${backend}: restart to semantic ${ready.semanticSeconds} s (every vector ${ready.allVectorsSeconds} s); GET /packages/{id} p50 ${figures.detail.p50} ms, p95 ${figures.detail.p95} ms; facets p50 ${figures.facets.p50} ms, p95 ${figures.facets.p95} ms (with q: ${figures.facetsOfQuery.p50} / ${figures.facetsOfQuery.p95}); API RSS ${figures.rssMb} MB`,
