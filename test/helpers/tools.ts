@@ -8,6 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
@@ -29,6 +30,8 @@ export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
  * document (test/contract/, scripts/contract-fuzz.ts), and the catalog world's clients for the CKAN API
  * and the feeds (test/interop/): ckanapi, rdflib, pySHACL with the DCAT-AP shapes, mlcroissant.
  */
+/** The DuckDB inside @duckdb/node-bindings (its version is DuckDB's, plus `-r.N`). */
+const DUCKDB_VERSION = (createRequire(import.meta.url)('@duckdb/node-bindings/package.json') as { version: string }).version.split('-')[0]!;
 const PYTHON_TOOLS = [
   'mcp==2.3.0',
   'schemathesis==4.32.5',
@@ -38,6 +41,9 @@ const PYTHON_TOOLS = [
   'mlcroissant==1.1.1',
   'pyarrow==26.0.1',
   'openpyxl==3.1.5',
+  // DuckDB's own excel extension (DuckDB Labs publishes extensions on PyPI), at the DuckDB of
+  // @duckdb/node-bindings: the exports bench's baseline for XLSX is its COPY … TO (FORMAT xlsx).
+  `duckdb-extension-excel==${DUCKDB_VERSION}`,
 ];
 
 const provision = () => loadConfig(process.env).provision;
@@ -130,6 +136,16 @@ export async function pythonTools(log: Logger): Promise<string> {
   );
   log.info(`Python tools ready in ${seconds} s (kept in ${dir})`);
   return python;
+}
+
+/** The excel extension's file (see PYTHON_TOOLS), for a DuckDB of the same version to LOAD. */
+export async function duckdbExcelExtension(log: Logger): Promise<string> {
+  const python = await pythonTools(log);
+  const { stdout } = await run(python, [
+    '-c',
+    'import duckdb_extension_excel, os; print(os.path.dirname(duckdb_extension_excel.__file__))',
+  ]);
+  return path.join(stdout.trim(), 'extensions', `v${DUCKDB_VERSION}`, 'excel.duckdb_extension');
 }
 
 /**
