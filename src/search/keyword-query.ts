@@ -86,8 +86,16 @@ export async function keywordSearch(em: EntityManager, language: string, q: stri
     ? { sql: `(${metadataMatch} or d.id = any(?::uuid[]))`, params: [language, q, ids] }
     : { sql: metadataMatch, params: [language, q] };
   const stems = (await stemsAsked).map((row) => row.stem);
+  // The title and the name apart, no string built per row, and the title lowered in the "C" collation
+  // (ASCII letters only): ~1 µs a row against ~3 for the locale's lowercasing of the concatenation; at a
+  // million datasets "medicare" has 73k matches, and choosing its shortlist took 272 → 210 ms. Stems are
+  // unaccented and lowercase, and a name is a lowercase slug. A title in capitals of another script (Greek,
+  // Cyrillic) is not lowered: it only loses this preference, never its match or its rank.
   const shortlist = stems.length
-    ? { sql: stems.map(() => `(strpos(lower(coalesce(d.title, '') || ' ' || d.name), ?) > 0)::int`).join(' + '), params: stems }
+    ? {
+        sql: stems.map(() => `(strpos(lower(coalesce(d.title, '') collate "C"), ?) > 0 or strpos(d.name, ?) > 0)::int`).join(' + '),
+        params: stems.flatMap((stem) => [stem, stem]),
+      }
     : { sql: '0', params: [] };
   if (!words || !lexemesAsked) return { strict, fuzzy: null, rank, shortlist };
 
