@@ -36,8 +36,10 @@ export function resourceInputErrors(input: ResourceInput, prefix = ''): FieldErr
   return [];
 }
 
-/** Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. */
-/** `persist: false` for a resource its caller inserts itself (a new dataset's, see insertDataset). */
+/**
+ * Builds (not flushes) a resource; the caller's flush reports a duplicate URL in the dataset. `persist:
+ * false` for one its caller inserts itself (a new dataset's: insertDataset).
+ */
 export function buildResource(
   em: EntityManager,
   dataset: Dataset,
