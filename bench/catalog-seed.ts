@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { writeAllFacetKeys } from '../src/search/facet-keys.ts';
 import { writeAllKeywordDocuments } from '../src/search/keyword-document.ts';
 
 interface CatalogRecord {
@@ -145,5 +146,7 @@ export async function seedCatalog(em: EntityManager, total: number, language: st
     resources,
   );
   await em.execute('analyze');
-  return writeAllKeywordDocuments(em, language);
+  const documents = await writeAllKeywordDocuments(em, language);
+  await writeAllFacetKeys(em);
+  return documents;
 }

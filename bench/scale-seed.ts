@@ -8,6 +8,7 @@
  * the app's own statement (src/search/keyword-document.ts), so it is what the app would have written.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { writeAllFacetKeys } from '../src/search/facet-keys.ts';
 import { writeAllKeywordDocuments } from '../src/search/keyword-document.ts';
 
 /** Copies made per transaction: a progress line each, and no statement holds millions of rows. */
@@ -90,7 +91,10 @@ export async function replicateCatalog(em: EntityManager, total: number, languag
   started = performance.now();
   const documents = await writeAllKeywordDocuments(em, language);
   const documentSeconds = (performance.now() - started) / 1000;
-  progress(`${documents} keyword documents written in ${documentSeconds.toFixed(0)} s; vacuum analyze`);
+  progress(`${documents} keyword documents written in ${documentSeconds.toFixed(0)} s; facet counts`);
+  started = performance.now();
+  await writeAllFacetKeys(em);
+  progress(`facet counts written in ${((performance.now() - started) / 1000).toFixed(0)} s; vacuum analyze`);
   started = performance.now();
   await em.execute('vacuum analyze');
   return { copySeconds, documentSeconds, documents, vacuumSeconds: (performance.now() - started) / 1000 };

@@ -70,7 +70,7 @@ export function visibleDatasetsFilter(a: Actor, roles: OrgRoles) {
 }
 
 /**
- * The same rule for the vector index, whose points are active datasets only: sysadmins see every point,
+ * The same rule for the vector index and the kept facet counts, which hold active datasets only: sysadmins see every point,
  * members also their organizations' private ones, and no one else the points of a soft-deleted
  * organization. `includePrivate` is the listing's `private` flag: without it, public points only.
  */

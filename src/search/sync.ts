@@ -7,6 +7,7 @@ import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.t
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached, loadVectors } from './embeddings/cache.ts';
 import { isIndexUnreachable, markIndexPending } from './index-outbox.ts';
+import { foldFacetChanges, writeFacetKeys } from './facet-keys.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
 import { pointsOfDatasets, replacePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -184,11 +185,15 @@ export async function syncDatasetsSearch(
     vectors = null;
     deps.search.log.warn({ err, datasetIds: ids }, 'datasets could not be embedded; search finds them by keywords until a reindex');
   }
-  // The keyword documents and the points change together: no search sees one without the other.
-  const { found, previous } = await deps.em.transactional(async (em) => ({
-    found: await writeKeywordDocuments(em, ids, language),
-    previous: await replacePoints(em, ids, docs, language),
-  }));
+  // The keyword documents, facet values and points change together: no search sees one without the others.
+  const { found, previous } = await deps.em.transactional(async (em) => {
+    const written = await writeKeywordDocuments(em, ids, language);
+    await writeFacetKeys(em, ids);
+    return { found: written, previous: await replacePoints(em, ids, docs, language) };
+  });
+  await foldFacetChanges(deps.em).catch((err: unknown) =>
+    deps.search.log.warn({ err, datasetIds: ids }, 'facet counts not folded; the next sync folds them, and reads count them meanwhile'),
+  );
   // An embedded index is each API process's own, and its follower (index-follower.ts) reloads these datasets
   // from the points just written, cached vectors included: reading and pushing them here too is the same
   // work twice. The old vectors still go at once, as below.

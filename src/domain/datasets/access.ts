@@ -19,6 +19,12 @@ export async function orgRolesOf(ctx: DomainContext, actor: Actor): Promise<OrgR
   return new Map(rows.map((row) => [row.group_id, row.role]));
 }
 
+/** Soft-deleted organizations: their datasets are hidden from all but sysadmins (the policy's filters). */
+export async function deletedOrgIds(ctx: DomainContext): Promise<string[]> {
+  const rows = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'], disableIdentityMap: true });
+  return rows.map((g) => g.id);
+}
+
 export function datasetSubject(dataset: Dataset, roles: OrgRoles): DatasetSubject {
   const org = dataset.ownerOrg as Group | null | undefined;
   const orgId = org?.id;

@@ -58,6 +58,27 @@ const FACET_ROWS: Record<FacetName, string> = {
 
 const FACET_NAMES: FacetName[] = [...CORE_FACETS, ...RECORD_FILTER_KEYS];
 
+/** A facet value as a statement counts it, with its rank within its facet. */
+export interface FacetCountRow {
+  facet: FacetName;
+  name: string;
+  title: string | null;
+  count: string;
+  rank: string;
+}
+
+/** Counted rows as the listing gives them: per facet, largest first. */
+export function facetsOfRows(rows: FacetCountRow[]): DatasetFacets {
+  const facets = Object.fromEntries(FACET_NAMES.map((facet) => [facet, [] as FacetRow[]])) as DatasetFacets;
+  // UNION ALL promises no order across its branches: each row carries its rank within its facet.
+  for (const row of rows.sort((a, b) => Number(a.rank) - Number(b.rank))) {
+    // Organizations and categories always carry their title; a record value only a label that says more than it.
+    const labelled = typeof row.title === 'string' && (row.facet === 'organization' || row.facet === 'groups' || row.title !== row.name);
+    facets[row.facet].push({ name: String(row.name), ...(labelled ? { title: row.title! } : {}), count: Number(row.count) });
+  }
+  return facets;
+}
+
 /** A wider sort and hash than the connection's default: the filtered set of a large catalog is millions of rows. */
 const FACETS_WORK_MEM = '64MB';
 
@@ -87,14 +108,7 @@ export async function datasetFacets(ctx: DomainContext, filtered: QueryBuilder<D
       visible as unknown as Knex.RawBinding,
       ...FACET_NAMES.map(() => limit),
     ]);
-    return found.rows as Array<{ facet: FacetName; name: string; title: string | null; count: string; rank: string }>;
+    return found.rows as FacetCountRow[];
   });
-  const facets = Object.fromEntries(FACET_NAMES.map((facet) => [facet, [] as FacetRow[]])) as DatasetFacets;
-  // UNION ALL promises no order across its branches: each row carries its rank within its facet.
-  for (const row of rows.sort((a, b) => Number(a.rank) - Number(b.rank))) {
-    // Organizations and categories always carry their title; a record value only a label that says more than it.
-    const labelled = typeof row.title === 'string' && (row.facet === 'organization' || row.facet === 'groups' || row.title !== row.name);
-    facets[row.facet].push({ name: String(row.name), ...(labelled ? { title: row.title! } : {}), count: Number(row.count) });
-  }
-  return facets;
+  return facetsOfRows(rows);
 }

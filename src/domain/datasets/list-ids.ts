@@ -1,15 +1,16 @@
-import { raw } from '@mikro-orm/postgresql';
+import { raw, type QueryBuilder } from '@mikro-orm/postgresql';
 import { Dataset } from '../../entities/index.ts';
-import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
+import { draftListingFilter, visibleDatasetsFilter, type OrgRoles } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { unauthenticated, unsupportedFilter } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
+import { countedFacets } from './facet-counts.ts';
 import { datasetFacets, type DatasetFacets } from './facets.ts';
 import { applyRecordFilters, countDatasets, datasetsWith, datasetsWithFormat } from './list-filters.ts';
-import type { DatasetListQuery } from './list-query.ts';
+import { narrowsListing, type DatasetListQuery } from './list-query.ts';
 import { searchDatasets, type SearchOutcome } from './search.ts';
 
 /** Filters the draft listing refuses (spec §4, draft listing rule 3). */
@@ -19,6 +20,14 @@ const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: '
 
 /** Rows per facet when the query does not say. */
 const FACET_LIMIT = 50;
+
+/** The active listing's facets: kept counts when only visibility narrows it, counted over the set otherwise. */
+function facetsOf(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery, filtered: QueryBuilder<Dataset>) {
+  const limit = query.facet_limit ?? FACET_LIMIT;
+  if ((query.state ?? 'active') === 'active' && !narrowsListing(query))
+    return countedFacets(ctx, actor, roles, query.private === true, limit);
+  return datasetFacets(ctx, filtered, limit);
+}
 
 /** One page of the listing as dataset ids, in order; each entry point loads what it presents from them. */
 export interface DatasetIdPage {
@@ -93,6 +102,6 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
     ids,
     total,
     ...(search ? { search: { semantic: search.semantic, explain: search.explain } } : {}),
-    ...(query.include_facets ? { facets: await datasetFacets(ctx, filtered, query.facet_limit ?? FACET_LIMIT) } : {}),
+    ...(query.include_facets ? { facets: await facetsOf(ctx, actor, roles, query, filtered) } : {}),
   };
 }

@@ -61,3 +61,25 @@ export interface DatasetExclusions {
   names?: string[];
   ids?: string[];
 }
+
+/** Keys that shape the answer (its page, order and parts) or widen what is visible, never narrowing it. */
+const NOT_NARROWING = new Set<keyof DatasetListQuery>([
+  'semantic',
+  'offset',
+  'limit',
+  'state',
+  'private',
+  'sort_by',
+  'sort_order',
+  'include_facets',
+  'facet_limit',
+]);
+
+/** True when the query narrows the active listing beyond visibility: words or any filter. */
+export function narrowsListing(query: DatasetListQuery): boolean {
+  return (Object.keys(query) as Array<keyof DatasetListQuery>).some((key) => {
+    const value = query[key];
+    if (value === undefined || NOT_NARROWING.has(key)) return false;
+    return key !== 'q' || String(value).trim() !== '';
+  });
+}

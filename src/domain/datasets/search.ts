@@ -7,6 +7,7 @@ import type { VectorFilter } from '../../search/vectors/vector-index.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
+import { deletedOrgIds } from './access.ts';
 import { likePattern } from '../like-pattern.ts';
 import { applyRecordFilters, countDatasets, hasRecordFilters } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
@@ -42,13 +43,7 @@ const pgArray = (ids: string[]) => `{${ids.join(',')}}`;
 
 /** The listing's filters as a vector filter; null when a filter names nothing, so nothing can match. */
 async function vectorFilter(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery): Promise<VectorFilter | null> {
-  const deleted = await ctx.em.find(Group, { kind: 'organization', state: 'deleted' }, { fields: ['id'], disableIdentityMap: true });
-  const filter: VectorFilter = visibleVectorsFilter(
-    actor,
-    roles,
-    deleted.map((g) => g.id),
-    query.private === true,
-  );
+  const filter: VectorFilter = visibleVectorsFilter(actor, roles, await deletedOrgIds(ctx), query.private === true);
   const groupIds = async (kind: 'organization' | 'category', refs: string[]) => {
     const ids = refs.filter(isUuid);
     const rows = await ctx.em.find(

@@ -1,0 +1,106 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Facet counts kept as datasets change (issue 31 §3): counting the whole catalog's facets at a million
+ * datasets read every dataset, tag, category and resource (18 s). Each active dataset's facet values are
+ * kept as one row (`dataset_facet_keys`, written by the search sync, src/search/facet-keys.ts); triggers on
+ * that table append what each statement added and took away per value and visibility scope (organization,
+ * private; src/entities/facet-count.ts) to `facet_count_changes`, and src/search/facet-keys.ts folds those into `facet_counts`. A listing
+ * without filters sums both over the scopes its caller may see (src/domain/datasets/facet-counts.ts).
+ *
+ * `facet_keys_of` is the one definition of a dataset's values (a theme once per IRI, with its largest label),
+ * the same the filtered count (facets.ts) reads; organizations and categories by id, so a rename is read, never recounted.
+ */
+export class Migration20261129000000_FacetCounts extends Migration {
+  override async up(): Promise<void> {
+    // A table function over a set of datasets (null: all), so a bulk load is a few joins and one grouping,
+    // where a function per dataset cost a plan and six lookups each (~1 ms: a quarter of an hour at 1M).
+    this.addSql(`
+      create function facet_keys_of(ids uuid[]) returns table (dataset_id uuid, keys jsonb) language sql stable as $$
+        select v.dataset_id, jsonb_agg(jsonb_build_array(v.facet, v.name, v.title) order by v.facet, v.name) from (
+        select k.dataset_id, k.facet, k.name, coalesce(max(k.title), '') as title
+          from (select d.id as dataset_id, c.facet, c.name, null as title
+                  from datasets d cross join lateral (values
+                         ('organization', d.owner_org_id::text),
+                         ('license_id', d.license_id),
+                         ('access_level', d.metadata ->> 'accessLevel'),
+                         ('frequency', d.metadata ->> 'accrualPeriodicity'),
+                         ('publisher', d.metadata -> 'publisher' ->> 'name')) as c(facet, name)
+                 where ids is null or d.id = any(ids)
+                union all
+                select dg.dataset_id, 'groups', dg.group_id::text, null from dataset_groups dg where ids is null or dg.dataset_id = any(ids)
+                union all
+                select dt.dataset_id, 'tags', t.name, null from dataset_tags dt join tags t on t.id = dt.tag_id
+                 where ids is null or dt.dataset_id = any(ids)
+                union all
+                select r.dataset_id, 'res_format', r.format, null from resources r where ids is null or r.dataset_id = any(ids)
+                union all
+                select d.id, 'theme', coalesce(x.value ->> 'uri', x.value ->> 'label'), x.value ->> 'label'
+                  from datasets d cross join lateral jsonb_array_elements(case when jsonb_typeof(d.metadata -> 'theme') = 'array'
+                                                                           then d.metadata -> 'theme' else '[]' end) as x
+                 where ids is null or d.id = any(ids)
+                union all
+                select d.id, 'language', x.value, null
+                  from datasets d cross join lateral jsonb_array_elements_text(case when jsonb_typeof(d.metadata -> 'language') = 'array'
+                                                                                then d.metadata -> 'language' else '[]' end) as x
+                 where ids is null or d.id = any(ids)) as k
+         where k.name is not null
+         group by 1, 2, 3) as v
+         group by v.dataset_id
+      $$;`);
+    this.addSql(
+      `create table "facet_counts" ("facet" text not null, "name" text not null, "title" text not null, "scope" text not null, "private" boolean not null, "n" bigint not null, constraint "facet_counts_pkey" primary key ("facet", "name", "title", "scope", "private"));`,
+    );
+    this.addSql(
+      `create table "facet_count_changes" ("id" bigserial primary key, "facet" text not null, "name" text not null, "title" text not null, "scope" text not null, "private" boolean not null, "n" bigint not null);`,
+    );
+    this.addSql(
+      `create table "dataset_facet_keys" ("dataset_id" uuid not null, "scope" text not null, "private" boolean not null, "keys" jsonb not null, constraint "dataset_facet_keys_pkey" primary key ("dataset_id"));`,
+    );
+    this.addSql(
+      `alter table "dataset_facet_keys" add constraint "dataset_facet_keys_dataset_id_foreign" foreign key ("dataset_id") references "datasets" ("id") on update cascade on delete cascade;`,
+    );
+    // One function for the three events: a branch names only the transition tables its event has.
+    this.addSql(`
+      create function facet_keys_changed() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into facet_count_changes (facet, name, title, scope, private, n)
+          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, count(*)
+            from added c cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5;
+        elsif tg_op = 'DELETE' then
+          insert into facet_count_changes (facet, name, title, scope, private, n)
+          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, -count(*)
+            from removed c cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5;
+        else
+          insert into facet_count_changes (facet, name, title, scope, private, n)
+          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, sum(c.n)
+            from (select scope, private, keys, 1 as n from added union all select scope, private, keys, -1 from removed) c
+           cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5 having sum(c.n) <> 0;
+        end if;
+        return null;
+      end $$;`);
+    this.addSql(`create trigger facet_keys_inserted after insert on dataset_facet_keys referencing new table as added
+                   for each statement execute function facet_keys_changed();`);
+    this.addSql(`create trigger facet_keys_updated after update on dataset_facet_keys referencing old table as removed new table as added
+                   for each statement execute function facet_keys_changed();`);
+    this.addSql(`create trigger facet_keys_deleted after delete on dataset_facet_keys referencing old table as removed
+                   for each statement execute function facet_keys_changed();`);
+    this.addSql(
+      `insert into dataset_facet_keys select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '[]')
+         from datasets d left join facet_keys_of(null) k on k.dataset_id = d.id where d.state = 'active';`,
+    );
+    this.addSql(
+      `insert into facet_counts select facet, name, title, scope, private, sum(n) from facet_count_changes group by 1, 2, 3, 4, 5 having sum(n) <> 0;`,
+    );
+    this.addSql(`truncate facet_count_changes;`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`drop table if exists "dataset_facet_keys" cascade;`);
+    this.addSql(`drop function if exists facet_keys_changed();`);
+    this.addSql(`drop function if exists facet_keys_of(uuid[]);`);
+    this.addSql(`drop table if exists "facet_count_changes";`);
+    this.addSql(`drop table if exists "facet_counts";`);
+  }
+}
