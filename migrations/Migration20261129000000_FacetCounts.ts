@@ -2,25 +2,28 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Facet counts kept as datasets change (issue 31 §3): counting the whole catalog's facets at a million
- * datasets read every dataset, tag, category and resource (18 s). Each active dataset's facet values are
- * kept as one row (`dataset_facet_keys`, written by the search sync, src/search/facet-keys.ts); triggers on
- * that table append what each statement added and took away per value and visibility scope (organization,
- * private; src/entities/facet-count.ts) to `facet_count_changes`, and src/search/facet-keys.ts folds those into `facet_counts`. A listing
- * without filters sums both over the scopes its caller may see (src/domain/datasets/facet-counts.ts).
+ * datasets read every dataset, tag, category and resource (18 s). Each facet value is numbered once
+ * (`facet_values`); each active dataset's values are kept as one row of numbers (`dataset_facet_keys`,
+ * written by the search sync: src/search/facet-keys.ts); triggers on that table append what each statement
+ * added and took away, per value and visibility scope (organization, private: src/entities/facet-count.ts),
+ * to `facet_count_changes`, which the sync folds into `facet_counts`. A listing without filters sums both
+ * over the scopes its caller may see; a filtered one counts its datasets' kept values
+ * (src/domain/datasets/facet-counts.ts, facets.ts).
  *
- * `facet_keys_of` is the one definition of a dataset's values (a theme once per IRI, with its largest label),
- * the same the filtered count (facets.ts) reads; organizations and categories by id, so a rename is read, never recounted.
+ * `facet_keys_of` is the one definition of a dataset's values: organizations and categories by id (a
+ * rename is read, never recounted), a theme once per IRI with its largest label, and every dataset once
+ * under `datasets`, so the listing's total is kept too. A table function over a set of datasets (null:
+ * all), so a bulk load is a few joins and one grouping, where a function per dataset cost a plan and six
+ * lookups each (~1 ms: a quarter of an hour at a million).
  */
 export class Migration20261129000000_FacetCounts extends Migration {
   override async up(): Promise<void> {
-    // A table function over a set of datasets (null: all), so a bulk load is a few joins and one grouping,
-    // where a function per dataset cost a plan and six lookups each (~1 ms: a quarter of an hour at 1M).
     this.addSql(`
-      create function facet_keys_of(ids uuid[]) returns table (dataset_id uuid, keys jsonb) language sql stable as $$
-        select v.dataset_id, jsonb_agg(jsonb_build_array(v.facet, v.name, v.title) order by v.facet, v.name) from (
-        select k.dataset_id, k.facet, k.name, coalesce(max(k.title), '') as title
+      create function facet_keys_of(ids uuid[]) returns table (dataset_id uuid, facet text, name text, title text) language sql stable as $$
+        select k.dataset_id, k.facet, k.name, coalesce(max(k.title), '')
           from (select d.id as dataset_id, c.facet, c.name, null as title
                   from datasets d cross join lateral (values
+                         ('datasets', ''),
                          ('organization', d.owner_org_id::text),
                          ('license_id', d.license_id),
                          ('access_level', d.metadata ->> 'accessLevel'),
@@ -45,17 +48,23 @@ export class Migration20261129000000_FacetCounts extends Migration {
                                                                                 then d.metadata -> 'language' else '[]' end) as x
                  where ids is null or d.id = any(ids)) as k
          where k.name is not null
-         group by 1, 2, 3) as v
-         group by v.dataset_id
+         group by 1, 2, 3
       $$;`);
+    // A value's key: its three parts hashed, as a unique index holds any length of name or title.
+    this.addSql(`create function facet_value_key(facet text, name text, title text) returns uuid language sql immutable
+                   as $$ select md5(facet || chr(31) || name || chr(31) || title)::uuid $$;`);
     this.addSql(
-      `create table "facet_counts" ("facet" text not null, "name" text not null, "title" text not null, "scope" text not null, "private" boolean not null, "n" bigint not null, constraint "facet_counts_pkey" primary key ("facet", "name", "title", "scope", "private"));`,
+      `create table "facet_values" ("id" serial primary key, "facet" text not null, "name" text not null, "title" text not null, "key" uuid not null);`,
+    );
+    this.addSql(`alter table "facet_values" add constraint "facet_values_key_unique" unique ("key");`);
+    this.addSql(
+      `create table "facet_counts" ("value_id" int not null, "scope" text not null, "private" boolean not null, "n" bigint not null, constraint "facet_counts_pkey" primary key ("value_id", "scope", "private"));`,
     );
     this.addSql(
-      `create table "facet_count_changes" ("id" bigserial primary key, "facet" text not null, "name" text not null, "title" text not null, "scope" text not null, "private" boolean not null, "n" bigint not null);`,
+      `create table "facet_count_changes" ("id" bigserial primary key, "value_id" int not null, "scope" text not null, "private" boolean not null, "n" bigint not null);`,
     );
     this.addSql(
-      `create table "dataset_facet_keys" ("dataset_id" uuid not null, "scope" text not null, "private" boolean not null, "keys" jsonb not null, constraint "dataset_facet_keys_pkey" primary key ("dataset_id"));`,
+      `create table "dataset_facet_keys" ("dataset_id" uuid not null, "scope" text not null, "private" boolean not null, "keys" int[] not null, constraint "dataset_facet_keys_pkey" primary key ("dataset_id"));`,
     );
     this.addSql(
       `alter table "dataset_facet_keys" add constraint "dataset_facet_keys_dataset_id_foreign" foreign key ("dataset_id") references "datasets" ("id") on update cascade on delete cascade;`,
@@ -65,18 +74,16 @@ export class Migration20261129000000_FacetCounts extends Migration {
       create function facet_keys_changed() returns trigger language plpgsql as $$
       begin
         if tg_op = 'INSERT' then
-          insert into facet_count_changes (facet, name, title, scope, private, n)
-          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, count(*)
-            from added c cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5;
+          insert into facet_count_changes (value_id, scope, private, n)
+          select k, c.scope, c.private, count(*) from added c cross join lateral unnest(c.keys) k group by 1, 2, 3;
         elsif tg_op = 'DELETE' then
-          insert into facet_count_changes (facet, name, title, scope, private, n)
-          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, -count(*)
-            from removed c cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5;
+          insert into facet_count_changes (value_id, scope, private, n)
+          select k, c.scope, c.private, -count(*) from removed c cross join lateral unnest(c.keys) k group by 1, 2, 3;
         else
-          insert into facet_count_changes (facet, name, title, scope, private, n)
-          select k ->> 0, k ->> 1, k ->> 2, c.scope, c.private, sum(c.n)
+          insert into facet_count_changes (value_id, scope, private, n)
+          select k, c.scope, c.private, sum(c.n)
             from (select scope, private, keys, 1 as n from added union all select scope, private, keys, -1 from removed) c
-           cross join lateral jsonb_array_elements(c.keys) k group by 1, 2, 3, 4, 5 having sum(c.n) <> 0;
+           cross join lateral unnest(c.keys) k group by 1, 2, 3 having sum(c.n) <> 0;
         end if;
         return null;
       end $$;`);
@@ -86,12 +93,20 @@ export class Migration20261129000000_FacetCounts extends Migration {
                    for each statement execute function facet_keys_changed();`);
     this.addSql(`create trigger facet_keys_deleted after delete on dataset_facet_keys referencing old table as removed
                    for each statement execute function facet_keys_changed();`);
+    // What the sync does (src/search/facet-keys.ts) for every active dataset, then one fold.
+    this.addSql(`create temporary table facet_keys_now on commit drop as
+                   select f.* from facet_keys_of(null) f join datasets d on d.id = f.dataset_id where d.state = 'active';`);
+    this.addSql(`insert into facet_values (facet, name, title, key)
+                   select facet, name, title, facet_value_key(facet, name, title)
+                     from (select distinct facet, name, title from facet_keys_now) as v;`);
+    this.addSql(`insert into dataset_facet_keys
+                   select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '{}')
+                     from datasets d left join (select f.dataset_id, array_agg(v.id order by v.id) as keys from facet_keys_now f
+                                                  join facet_values v on v.key = facet_value_key(f.facet, f.name, f.title)
+                                                 group by f.dataset_id) as k on k.dataset_id = d.id
+                    where d.state = 'active';`);
     this.addSql(
-      `insert into dataset_facet_keys select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '[]')
-         from datasets d left join facet_keys_of(null) k on k.dataset_id = d.id where d.state = 'active';`,
-    );
-    this.addSql(
-      `insert into facet_counts select facet, name, title, scope, private, sum(n) from facet_count_changes group by 1, 2, 3, 4, 5 having sum(n) <> 0;`,
+      `insert into facet_counts select value_id, scope, private, sum(n) from facet_count_changes group by 1, 2, 3 having sum(n) <> 0;`,
     );
     this.addSql(`truncate facet_count_changes;`);
   }
@@ -102,5 +117,7 @@ export class Migration20261129000000_FacetCounts extends Migration {
     this.addSql(`drop function if exists facet_keys_of(uuid[]);`);
     this.addSql(`drop table if exists "facet_count_changes";`);
     this.addSql(`drop table if exists "facet_counts";`);
+    this.addSql(`drop table if exists "facet_values";`);
+    this.addSql(`drop function if exists facet_value_key(text, text, text);`);
   }
 }

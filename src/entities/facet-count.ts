@@ -8,7 +8,21 @@ import { Dataset } from './dataset.ts';
  * in SQL only: these definitions keep the schema and the migrations in step.
  */
 
-/** An active dataset's facet values, `[facet, name, title]` each, as the counts last took them in. */
+/** A facet value, numbered once: `key` is `facet_value_key(facet, name, title)`. */
+export const FacetValue = defineEntity({
+  name: 'FacetValue',
+  tableName: 'facet_values',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    facet: p.text(),
+    name: p.text(),
+    title: p.text(),
+    key: p.uuid().unique(),
+  },
+});
+export type FacetValue = InferEntity<typeof FacetValue>;
+
+/** An active dataset's facet values (`facet_values` ids), as the counts last took them in. */
 export const DatasetFacetKeys = defineEntity({
   name: 'DatasetFacetKeys',
   tableName: 'dataset_facet_keys',
@@ -16,7 +30,7 @@ export const DatasetFacetKeys = defineEntity({
     dataset: () => p.manyToOne(Dataset).primary().deleteRule('cascade'),
     scope: p.text(),
     private: p.boolean(),
-    keys: p.json<Array<[string, string, string]>>(),
+    keys: p.array<number>().columnType('int[]'),
   },
 });
 export type DatasetFacetKeys = InferEntity<typeof DatasetFacetKeys>;
@@ -26,9 +40,7 @@ export const FacetCount = defineEntity({
   name: 'FacetCount',
   tableName: 'facet_counts',
   properties: {
-    facet: p.text().primary(),
-    name: p.text().primary(),
-    title: p.text().primary(),
+    valueId: p.integer().primary(),
     scope: p.text().primary(),
     private: p.boolean().primary(),
     n: p.bigint('number'),
@@ -42,9 +54,7 @@ export const FacetCountChange = defineEntity({
   tableName: 'facet_count_changes',
   properties: {
     id: p.bigint('string').primary().autoincrement(),
-    facet: p.text(),
-    name: p.text(),
-    title: p.text(),
+    valueId: p.integer(),
     scope: p.text(),
     private: p.boolean(),
     n: p.bigint('number'),

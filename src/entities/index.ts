@@ -24,7 +24,7 @@ export { MetadataProfile } from './metadata-profile.ts';
 export { Activity, ACTIVITY_OBJECT_TYPES, type ActivityObjectType } from './activity.ts';
 export { ResourceVersion } from './resource-version.ts';
 export { VectorIndexPending } from './vector-index-pending.ts';
-export { DatasetFacetKeys, FacetCount, FacetCountChange } from './facet-count.ts';
+export { DatasetFacetKeys, FacetCount, FacetCountChange, FacetValue } from './facet-count.ts';
 
 import { ApiToken } from './api-token.ts';
 import { Dataset } from './dataset.ts';
@@ -38,7 +38,7 @@ import { MetadataProfile } from './metadata-profile.ts';
 import { Activity } from './activity.ts';
 import { ResourceVersion } from './resource-version.ts';
 import { VectorIndexPending } from './vector-index-pending.ts';
-import { DatasetFacetKeys, FacetCount, FacetCountChange } from './facet-count.ts';
+import { DatasetFacetKeys, FacetCount, FacetCountChange, FacetValue } from './facet-count.ts';
 import { Group } from './group.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { Membership } from './membership.ts';
@@ -70,4 +70,5 @@ export const allEntities = [
   DatasetFacetKeys,
   FacetCount,
   FacetCountChange,
+  FacetValue,
 ];

@@ -3,15 +3,25 @@ import { pgArray } from '../db.ts';
 
 /**
  * The facet counts' side of the search sync (migrations/Migration20261129000000_FacetCounts.ts): each active
- * dataset's facet values as one row of `dataset_facet_keys`, rewritten when it changes and removed when it is
- * no longer active. Triggers on that table note each change per value and scope; folding sums the notes
- * into `facet_counts`. Run inside the sync's transaction, after its keyword documents: their update holds
- * the datasets' rows, so two syncs of one dataset take turns and the second reads what the first wrote.
+ * dataset's facet values, numbered in `facet_values`, as one row of `dataset_facet_keys`, rewritten when they
+ * change and removed when the dataset is no longer active. Triggers on that table note each change per value
+ * and scope; folding sums the notes into `facet_counts`. Run inside the sync's transaction, after its keyword
+ * documents: their update holds the datasets' rows, so two syncs of one dataset take turns and the second
+ * reads what the first wrote.
  */
+
+/** Numbers the values of `ids` (a bound array, or `null` for every dataset) that have none yet. */
+const numberValues = (ids: string) => `
+  insert into facet_values (facet, name, title, key)
+  select distinct facet, name, title, facet_value_key(facet, name, title) from facet_keys_of(${ids})
+  on conflict (key) do nothing`;
+
 const upsertKeys = (ids: string, where: string) => `
   insert into dataset_facet_keys (dataset_id, scope, private, keys)
-  select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '[]')
-    from datasets d left join facet_keys_of(${ids}) k on k.dataset_id = d.id
+  select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '{}')
+    from datasets d left join (select f.dataset_id, array_agg(v.id order by v.id) as keys from facet_keys_of(${ids}) f
+                                 join facet_values v on v.key = facet_value_key(f.facet, f.name, f.title)
+                                group by f.dataset_id) as k on k.dataset_id = d.id
    where ${where} and d.state = 'active'
   on conflict (dataset_id) do update set scope = excluded.scope, private = excluded.private, keys = excluded.keys
    where (dataset_facet_keys.scope, dataset_facet_keys.private, dataset_facet_keys.keys)
@@ -25,6 +35,8 @@ export async function writeFacetKeys(em: EntityManager, datasetIds: string[]): P
         and not exists (select 1 from datasets d where d.id = k.dataset_id and d.state = 'active')`,
     [ids],
   );
+  // Its own statement: one that sees the values another sync numbered meanwhile (its insert waited for them).
+  await em.execute(numberValues('?::uuid[]'), [ids]);
   await em.execute(upsertKeys('?::uuid[]', 'd.id = any(?::uuid[])'), [ids, ids]);
 }
 
@@ -33,6 +45,7 @@ export async function writeAllFacetKeys(em: EntityManager): Promise<void> {
   await em.execute(
     `delete from dataset_facet_keys k where not exists (select 1 from datasets d where d.id = k.dataset_id and d.state = 'active')`,
   );
+  await em.execute(numberValues('null'));
   await em.execute(upsertKeys('null', 'true'));
   await foldFacetChanges(em);
 }
@@ -47,19 +60,19 @@ export async function foldFacetChanges(em: EntityManager): Promise<void> {
       `select pg_try_advisory_xact_lock(hashtext('facet_counts_fold')) as locked`,
     );
     if (!lock?.locked) return;
-    const emptied = await tx.execute<Array<{ key: string }>>(`
-      with moved as (delete from facet_count_changes returning facet, name, title, scope, private, n),
-           summed as (select facet, name, title, scope, private, sum(n) as n from moved group by 1, 2, 3, 4, 5 having sum(n) <> 0)
-      insert into facet_counts (facet, name, title, scope, private, n) select * from summed
-      on conflict (facet, name, title, scope, private) do update set n = facet_counts.n + excluded.n
-      returning case when n = 0 then jsonb_build_array(facet, name, title, scope, private) end as key`);
-    // A value no dataset has any more goes, so a read sums live rows only.
-    const keys = emptied.flatMap((row) => (row.key ? [row.key] : []));
-    if (keys.length === 0) return;
+    const emptied = await tx.execute<Array<{ value_id: number; scope: string; private: boolean; emptied: boolean }>>(`
+      with moved as (delete from facet_count_changes returning value_id, scope, private, n),
+           summed as (select value_id, scope, private, sum(n) as n from moved group by 1, 2, 3 having sum(n) <> 0)
+      insert into facet_counts (value_id, scope, private, n) select * from summed
+      on conflict (value_id, scope, private) do update set n = facet_counts.n + excluded.n
+      returning value_id, scope, private, n = 0 as emptied`);
+    // A value no dataset of a scope has any more goes, so a read sums live rows only.
+    const gone = emptied.filter((row) => row.emptied);
+    if (gone.length === 0) return;
     await tx.execute(
-      `delete from facet_counts c using jsonb_array_elements(?::jsonb) k
-        where c.n = 0 and (c.facet, c.name, c.title, c.scope, c.private) = (k ->> 0, k ->> 1, k ->> 2, k ->> 3, (k ->> 4)::boolean)`,
-      [JSON.stringify(keys)],
+      `delete from facet_counts c using unnest(?::int[], ?::text[], ?::boolean[]) as g(value_id, scope, private)
+        where c.n = 0 and (c.value_id, c.scope, c.private) = (g.value_id, g.scope, g.private)`,
+      [pgArray(gone.map((g) => String(g.value_id))), pgArray(gone.map((g) => g.scope)), pgArray(gone.map((g) => String(g.private)))],
     );
   });
 }

@@ -102,8 +102,8 @@ const CALLERS: Array<[string, () => Auth, boolean]> = [
 ];
 
 /** The facets counted here from the records of the datasets the caller's listing holds. */
-async function expectedFacets(auth: Auth, withPrivate: boolean): Promise<Record<Facet, FacetRow[]>> {
-  const listed = await app.api.get(`${PKG}?limit=100${withPrivate ? '&private=true' : ''}`, auth);
+async function expectedFacets(auth: Auth, query: string): Promise<Record<Facet, FacetRow[]>> {
+  const listed = await app.api.get(`${PKG}?limit=100${query}`, auth);
   if (listed.status !== 200) throw new Error(listed.text);
   const counts = Object.fromEntries(FACETS.map((f) => [f, new Map<string, FacetRow>()])) as Record<Facet, Map<string, FacetRow>>;
   const add = (facet: Facet, name: unknown, title?: string) => {
@@ -144,13 +144,29 @@ async function expectedFacets(auth: Auth, withPrivate: boolean): Promise<Record<
   ) as Record<Facet, FacetRow[]>;
 }
 
+/** Both ways a listing counts: kept counts without filters, the datasets' kept values with one. */
+const LISTINGS = ['', '&tags=fc-x', '&language=de'];
+
 async function facetsMatchRecords(t: ExecutionContext, step: string) {
   for (const [caller, auth, withPrivate] of CALLERS) {
-    const reply = await app.api.get(`${PKG}?include_facets=true&facet_limit=100&limit=1${withPrivate ? '&private=true' : ''}`, auth());
-    t.is(reply.status, 200, reply.text);
-    const expected = await expectedFacets(auth(), withPrivate);
-    for (const facet of FACETS) t.deepEqual(reply.body.facets[facet], expected[facet], `${step}: ${caller}, ${facet}`);
+    for (const filter of LISTINGS) {
+      const query = `${filter}${withPrivate ? '&private=true' : ''}`;
+      const reply = await app.api.get(`${PKG}?include_facets=true&facet_limit=100&limit=1${query}`, auth());
+      t.is(reply.status, 200, reply.text);
+      const expected = await expectedFacets(auth(), query);
+      t.is(
+        reply.body.count,
+        (await app.api.get(`${PKG}?limit=100${query}`, auth())).body.results.length,
+        `${step}: ${caller}${query}, count`,
+      );
+      for (const facet of FACETS) t.deepEqual(reply.body.facets[facet], expected[facet], `${step}: ${caller}${query}, ${facet}`);
+    }
   }
+  // Deleted datasets are no longer kept: their values are worked out when asked for.
+  const deleted = await app.api.get(`${PKG}?include_facets=true&facet_limit=100&state=deleted&private=true`, app.sysadmin);
+  t.is(deleted.status, 200, deleted.text);
+  const expected = await expectedFacets(app.sysadmin, '&state=deleted&private=true');
+  for (const facet of FACETS) t.deepEqual(deleted.body.facets[facet], expected[facet], `${step}: deleted, ${facet}`);
 }
 
 /** A fixture's fields as PUT replaces them (resources have their own routes). */

@@ -3,25 +3,33 @@ import { visibleVectorsFilter, type OrgRoles } from '../../policies/datasets.ts'
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { deletedOrgIds } from './access.ts';
-import { facetsOfRows, type DatasetFacets, type FacetCountRow } from './facets.ts';
+import { rankedFacets, type DatasetFacets } from './facets.ts';
 
 /**
- * The facets of the listing when only visibility narrows it (no words, no filter): summed from the counts
- * kept per value and scope as datasets change (src/search/facet-keys.ts), the folded ones and the changes
- * not folded yet, instead of counted from every dataset (the whole catalog at a million datasets: 18 s).
- * The same values and counts as datasetFacets over the same datasets (facets.ts); the test
- * `facet-counts` holds the two side by side. Organizations and categories are kept by id and named here.
+ * The active listing when only visibility narrows it (no words, no filter): its total and facets summed
+ * from the counts kept per value and scope as datasets change (src/search/facet-keys.ts), the folded ones
+ * and the changes not folded yet, instead of counted from every dataset (at a million datasets, the
+ * facets 18 s and the total 1.7 s). The same values and counts as datasetFacets (facets.ts) over the same
+ * datasets; the test `facet-counts` holds them to the records.
  */
-const COUNTED = `
-  with kept as (select facet, name, title, scope, private, n from facet_counts
-                union all select facet, name, title, scope, private, n from facet_count_changes),
-       summed as (select facet, name, max(nullif(title, '')) as title, sum(n) as count from kept
-                   where %VISIBLE% group by facet, name having sum(n) > 0),
-       named as (select s.facet, coalesce(g.name, s.name) as name, case when g.id is null then s.title else g.title end as title, s.count
-                   from summed s left join groups g on s.facet in ('organization', 'groups') and g.id::text = s.name
-                  where s.facet not in ('organization', 'groups') or g.id is not null),
-       ranked as (select named.*, row_number() over (partition by facet order by count desc, name) as rank from named)
-  select facet, name, title, count, rank from ranked where rank <= ?`;
+const KEPT = `(select value_id, scope, private, n from facet_counts
+               union all select value_id, scope, private, n from facet_count_changes) as kept`;
+
+/** The caller's scopes as a condition on the kept counts, by the policy's rule for active datasets. */
+async function visibleScopes(ctx: DomainContext, actor: Actor, roles: OrgRoles, includePrivate: boolean) {
+  const scope = visibleVectorsFilter(actor, roles, await deletedOrgIds(ctx), includePrivate);
+  const conditions: string[] = ['true'];
+  const bindings: string[] = [];
+  if (scope.privateOrgIds !== 'all') {
+    conditions.push('(not private or scope = any(?::text[]))');
+    bindings.push(pgArray(scope.privateOrgIds));
+  }
+  if (scope.excludeOrgIds) {
+    conditions.push('scope <> all(?::text[])');
+    bindings.push(pgArray(scope.excludeOrgIds));
+  }
+  return { where: conditions.join(' and '), bindings };
+}
 
 export async function countedFacets(
   ctx: DomainContext,
@@ -30,17 +38,19 @@ export async function countedFacets(
   includePrivate: boolean,
   limit: number,
 ): Promise<DatasetFacets> {
-  const scope = visibleVectorsFilter(actor, roles, await deletedOrgIds(ctx), includePrivate);
-  const visible: string[] = ['true'];
-  const params: unknown[] = [];
-  if (scope.privateOrgIds !== 'all') {
-    visible.push('(not private or scope = any(?::text[]))');
-    params.push(pgArray(scope.privateOrgIds));
-  }
-  if (scope.excludeOrgIds) {
-    visible.push('scope <> all(?::text[])');
-    params.push(pgArray(scope.excludeOrgIds));
-  }
-  const rows = await ctx.em.execute<FacetCountRow[]>(COUNTED.replace('%VISIBLE%', visible.join(' and ')), [...params, limit]);
-  return facetsOfRows(rows);
+  const { where, bindings } = await visibleScopes(ctx, actor, roles, includePrivate);
+  const summed = `select fv.facet, fv.name, max(nullif(fv.title, '')) as title, sum(c.n) as count
+                   from (select value_id, sum(n) as n from ${KEPT} where ${where} group by 1) as c
+                   join facet_values fv on fv.id = c.value_id group by 1, 2 having sum(c.n) > 0`;
+  return rankedFacets(ctx.em.getKnex(), summed, bindings, limit);
+}
+
+export async function countedTotal(ctx: DomainContext, actor: Actor, roles: OrgRoles, includePrivate: boolean): Promise<number> {
+  const { where, bindings } = await visibleScopes(ctx, actor, roles, includePrivate);
+  const [row] = await ctx.em.execute<Array<{ total: string | null }>>(
+    `select sum(n) as total from ${KEPT}
+      where value_id = (select id from facet_values where key = facet_value_key('datasets', '', '')) and ${where}`,
+    bindings,
+  );
+  return Number(row?.total ?? 0);
 }

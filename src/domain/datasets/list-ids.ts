@@ -1,13 +1,13 @@
-import { raw, type QueryBuilder } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/postgresql';
 import { Dataset } from '../../entities/index.ts';
-import { draftListingFilter, visibleDatasetsFilter, type OrgRoles } from '../../policies/datasets.ts';
+import { draftListingFilter, visibleDatasetsFilter } from '../../policies/datasets.ts';
 import type { Actor } from '../actor.ts';
 import type { DomainContext } from '../context.ts';
 import { unauthenticated, unsupportedFilter } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
-import { countedFacets } from './facet-counts.ts';
+import { countedFacets, countedTotal } from './facet-counts.ts';
 import { datasetFacets, type DatasetFacets } from './facets.ts';
 import { applyRecordFilters, countDatasets, datasetsWith, datasetsWithFormat } from './list-filters.ts';
 import { narrowsListing, type DatasetListQuery } from './list-query.ts';
@@ -20,14 +20,6 @@ const SORT_COLUMNS = { updated: 'd.updated_at', created: 'd.created_at', name: '
 
 /** Rows per facet when the query does not say. */
 const FACET_LIMIT = 50;
-
-/** The active listing's facets: kept counts when only visibility narrows it, counted over the set otherwise. */
-function facetsOf(ctx: DomainContext, actor: Actor, roles: OrgRoles, query: DatasetListQuery, filtered: QueryBuilder<Dataset>) {
-  const limit = query.facet_limit ?? FACET_LIMIT;
-  if ((query.state ?? 'active') === 'active' && !narrowsListing(query))
-    return countedFacets(ctx, actor, roles, query.private === true, limit);
-  return datasetFacets(ctx, filtered, limit);
-}
 
 /** One page of the listing as dataset ids, in order; each entry point loads what it presents from them. */
 export interface DatasetIdPage {
@@ -81,6 +73,8 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
   const sortBy = query.sort_by ?? (q ? undefined : 'updated');
   const direction = query.sort_order ?? (sortBy === 'name' || sortBy === 'title' ? 'asc' : 'desc');
 
+  // Only visibility narrows the active listing: its total and facets are the counts kept as datasets change.
+  const kept = state === 'active' && !narrowsListing(query);
   let ids: string[];
   let total: number;
   if (search?.pageIds) {
@@ -94,14 +88,24 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
       .orderBy(sortBy === 'id' ? { id: direction } : { [raw(SORT_COLUMNS[sortBy!])]: direction, id: 'asc' })
       .offset(query.offset)
       .limit(query.limit);
-    const [found, count] = await Promise.all([paged.getResultList(), search?.total ?? countDatasets(filtered)]);
+    const [found, count] = await Promise.all([
+      paged.getResultList(),
+      search?.total ?? (kept ? countedTotal(ctx, actor, roles, query.private === true) : countDatasets(filtered)),
+    ]);
     ids = found.map((d) => d.id);
     total = count;
   }
+  const limit = query.facet_limit ?? FACET_LIMIT;
   return {
     ids,
     total,
     ...(search ? { search: { semantic: search.semantic, explain: search.explain } } : {}),
-    ...(query.include_facets ? { facets: await facetsOf(ctx, actor, roles, query, filtered) } : {}),
+    ...(query.include_facets
+      ? {
+          facets: kept
+            ? await countedFacets(ctx, actor, roles, query.private === true, limit)
+            : await datasetFacets(ctx, filtered, state, limit),
+        }
+      : {}),
   };
 }
