@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * (`facet_values`); each active dataset's values are kept as one row of numbers (`dataset_facet_keys`,
  * written by the search sync: src/search/facet-keys.ts); triggers on that table append what each statement
  * added and took away, per value and visibility scope (organization, private: src/entities/facet-count.ts),
- * to `facet_count_changes`, which the sync folds into `facet_counts`. A listing without filters sums both
+ * to `facet_count_changes`, which each write folds into `facet_counts`. A listing without filters sums both
  * over the scopes its caller may see; a filtered one counts its datasets' kept values
  * (src/domain/datasets/facet-counts.ts, facets.ts).
  *
@@ -93,26 +93,52 @@ export class Migration20261129000000_FacetCounts extends Migration {
                    for each statement execute function facet_keys_changed();`);
     this.addSql(`create trigger facet_keys_deleted after delete on dataset_facet_keys referencing old table as removed
                    for each statement execute function facet_keys_changed();`);
-    // What the sync does (src/search/facet-keys.ts) for every active dataset, then one fold.
-    this.addSql(`create temporary table facet_keys_now on commit drop as
-                   select f.* from facet_keys_of(null) f join datasets d on d.id = f.dataset_id where d.state = 'active';`);
-    this.addSql(`insert into facet_values (facet, name, title, key)
-                   select facet, name, title, facet_value_key(facet, name, title)
-                     from (select distinct facet, name, title from facet_keys_now) as v;`);
-    this.addSql(`insert into dataset_facet_keys
-                   select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '{}')
-                     from datasets d left join (select f.dataset_id, array_agg(v.id order by v.id) as keys from facet_keys_now f
-                                                  join facet_values v on v.key = facet_value_key(f.facet, f.name, f.title)
-                                                 group by f.dataset_id) as k on k.dataset_id = d.id
-                    where d.state = 'active';`);
-    this.addSql(
-      `insert into facet_counts select value_id, scope, private, sum(n) from facet_count_changes group by 1, 2, 3 having sum(n) <> 0;`,
-    );
-    this.addSql(`truncate facet_count_changes;`);
+    // Folding: one folder at a time, inside the writer's transaction (others skip it: the next write folds
+    // what they left); a reader sums both tables, so counts are right before a fold as after it.
+    this.addSql(`
+      create function fold_facet_changes() returns void language plpgsql as $$
+      declare emptied int[];
+      begin
+        if not pg_try_advisory_xact_lock(hashtext('facet_counts_fold')) then return; end if;
+        with moved as (delete from facet_count_changes returning value_id, scope, private, n),
+             summed as (select value_id, scope, private, sum(n) as n from moved group by 1, 2, 3 having sum(n) <> 0),
+             upserted as (insert into facet_counts (value_id, scope, private, n) select * from summed
+                          on conflict (value_id, scope, private) do update set n = facet_counts.n + excluded.n
+                          returning value_id, n)
+        select array_agg(value_id) into emptied from upserted where n = 0;
+        -- A value no dataset of a scope has any more goes, so a read sums live rows only.
+        if emptied is not null then delete from facet_counts where n = 0 and value_id = any(emptied); end if;
+      end $$;`);
+    // The search sync's facet write (src/search/facet-keys.ts): the values of `ids` (null: every dataset)
+    // numbered, their rows rewritten where they changed or removed where the dataset is no longer active,
+    // then a fold. One round trip; each statement sees what the one before waited for (a value another
+    // sync numbered meanwhile). Custom plans: a generic one cannot drop `ids is null` and reads every row.
+    this.addSql(`
+      create function write_facet_keys(ids uuid[]) returns void language plpgsql set plan_cache_mode = force_custom_plan as $$
+      begin
+        delete from dataset_facet_keys k where (ids is null or k.dataset_id = any(ids))
+           and not exists (select 1 from datasets d where d.id = k.dataset_id and d.state = 'active');
+        insert into facet_values (facet, name, title, key)
+        select distinct f.facet, f.name, f.title, facet_value_key(f.facet, f.name, f.title) from facet_keys_of(ids) f
+        on conflict (key) do nothing;
+        insert into dataset_facet_keys (dataset_id, scope, private, keys)
+        select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '{}')
+          from datasets d left join (select f.dataset_id, array_agg(v.id order by v.id) as keys from facet_keys_of(ids) f
+                                       join facet_values v on v.key = facet_value_key(f.facet, f.name, f.title)
+                                      group by f.dataset_id) as k on k.dataset_id = d.id
+         where (ids is null or d.id = any(ids)) and d.state = 'active'
+        on conflict (dataset_id) do update set scope = excluded.scope, private = excluded.private, keys = excluded.keys
+         where (dataset_facet_keys.scope, dataset_facet_keys.private, dataset_facet_keys.keys)
+               is distinct from (excluded.scope, excluded.private, excluded.keys);
+        perform fold_facet_changes();
+      end $$;`);
+    this.addSql(`select write_facet_keys(null);`);
   }
 
   override async down(): Promise<void> {
     this.addSql(`drop table if exists "dataset_facet_keys" cascade;`);
+    this.addSql(`drop function if exists write_facet_keys(uuid[]);`);
+    this.addSql(`drop function if exists fold_facet_changes();`);
     this.addSql(`drop function if exists facet_keys_changed();`);
     this.addSql(`drop function if exists facet_keys_of(uuid[]);`);
     this.addSql(`drop table if exists "facet_count_changes";`);

@@ -7,7 +7,7 @@ import { ObjectNotFoundError, type ObjectStore } from '../storage/object-store.t
 import { searchDocuments, type DatasetForSearch } from './documents.ts';
 import { contentHash, embedCached, loadVectors } from './embeddings/cache.ts';
 import { isIndexUnreachable, markIndexPending } from './index-outbox.ts';
-import { foldFacetChanges, writeFacetKeys } from './facet-keys.ts';
+import { writeFacetKeys } from './facet-keys.ts';
 import { writeKeywordDocuments } from './keyword-document.ts';
 import { pointsOfDatasets, replacePoints, type PointRow } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
@@ -191,9 +191,6 @@ export async function syncDatasetsSearch(
     await writeFacetKeys(em, ids);
     return { found: written, previous: await replacePoints(em, ids, docs, language) };
   });
-  await foldFacetChanges(deps.em).catch((err: unknown) =>
-    deps.search.log.warn({ err, datasetIds: ids }, 'facet counts not folded; the next sync folds them, and reads count them meanwhile'),
-  );
   // An embedded index is each API process's own, and its follower (index-follower.ts) reloads these datasets
   // from the points just written, cached vectors included: reading and pushing them here too is the same
   // work twice. The old vectors still go at once, as below.
