@@ -15,8 +15,14 @@ import { rankedFacets, type DatasetFacets } from './facets.ts';
 const KEPT = `(select value_id, scope, private, n from facet_counts
                union all select value_id, scope, private, n from facet_count_changes) as kept`;
 
-/** The caller's scopes as a condition on the kept counts, by the policy's rule for active datasets. */
-async function visibleScopes(ctx: DomainContext, actor: Actor, roles: OrgRoles, includePrivate: boolean) {
+/** The scopes a caller may see, as a condition on the kept counts. */
+export interface VisibleScopes {
+  where: string;
+  bindings: string[];
+}
+
+/** The caller's scopes, by the policy's rule for active datasets; read once a listing, for its total and facets. */
+export async function visibleScopes(ctx: DomainContext, actor: Actor, roles: OrgRoles, includePrivate: boolean): Promise<VisibleScopes> {
   const scope = visibleVectorsFilter(actor, roles, await deletedOrgIds(ctx), includePrivate);
   const conditions: string[] = ['true'];
   const bindings: string[] = [];
@@ -31,22 +37,14 @@ async function visibleScopes(ctx: DomainContext, actor: Actor, roles: OrgRoles, 
   return { where: conditions.join(' and '), bindings };
 }
 
-export async function countedFacets(
-  ctx: DomainContext,
-  actor: Actor,
-  roles: OrgRoles,
-  includePrivate: boolean,
-  limit: number,
-): Promise<DatasetFacets> {
-  const { where, bindings } = await visibleScopes(ctx, actor, roles, includePrivate);
+export async function countedFacets(ctx: DomainContext, { where, bindings }: VisibleScopes, limit: number): Promise<DatasetFacets> {
   const summed = `select fv.facet, fv.name, max(nullif(fv.title, '')) as title, sum(c.n) as count
                    from (select value_id, sum(n) as n from ${KEPT} where ${where} group by 1) as c
                    join facet_values fv on fv.id = c.value_id group by 1, 2 having sum(c.n) > 0`;
   return rankedFacets(ctx.em.getKnex(), summed, bindings, limit);
 }
 
-export async function countedTotal(ctx: DomainContext, actor: Actor, roles: OrgRoles, includePrivate: boolean): Promise<number> {
-  const { where, bindings } = await visibleScopes(ctx, actor, roles, includePrivate);
+export async function countedTotal(ctx: DomainContext, { where, bindings }: VisibleScopes): Promise<number> {
   const [row] = await ctx.em.execute<Array<{ total: string | null }>>(
     `select sum(n) as total from ${KEPT}
       where value_id = (select id from facet_values where key = facet_value_key('datasets', '', '')) and ${where}`,

@@ -7,7 +7,7 @@ import { unauthenticated, unsupportedFilter } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { likePattern } from '../like-pattern.ts';
 import { orgRolesOf } from './access.ts';
-import { countedFacets, countedTotal } from './facet-counts.ts';
+import { countedFacets, countedTotal, visibleScopes } from './facet-counts.ts';
 import { datasetFacets, type DatasetFacets } from './facets.ts';
 import { applyRecordFilters, countDatasets, datasetsWith, datasetsWithFormat } from './list-filters.ts';
 import { narrowsListing, type DatasetListQuery } from './list-query.ts';
@@ -74,7 +74,7 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
   const direction = query.sort_order ?? (sortBy === 'name' || sortBy === 'title' ? 'asc' : 'desc');
 
   // Only visibility narrows the active listing: its total and facets are the counts kept as datasets change.
-  const kept = state === 'active' && !narrowsListing(query);
+  const scopes = state === 'active' && !narrowsListing(query) ? await visibleScopes(ctx, actor, roles, query.private === true) : undefined;
   let ids: string[];
   let total: number;
   if (search?.pageIds) {
@@ -90,7 +90,7 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
       .limit(query.limit);
     const [found, count] = await Promise.all([
       paged.getResultList(),
-      search?.total ?? (kept ? countedTotal(ctx, actor, roles, query.private === true) : countDatasets(filtered)),
+      search?.total ?? (scopes ? countedTotal(ctx, scopes) : countDatasets(filtered)),
     ]);
     ids = found.map((d) => d.id);
     total = count;
@@ -102,9 +102,7 @@ export async function findDatasetIds(ctx: DomainContext, actor: Actor, query: Da
     ...(search ? { search: { semantic: search.semantic, explain: search.explain } } : {}),
     ...(query.include_facets
       ? {
-          facets: kept
-            ? await countedFacets(ctx, actor, roles, query.private === true, limit)
-            : await datasetFacets(ctx, filtered, state, limit),
+          facets: scopes ? await countedFacets(ctx, scopes, limit) : await datasetFacets(ctx, filtered, state, limit),
         }
       : {}),
   };
