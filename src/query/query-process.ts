@@ -14,6 +14,8 @@ export interface QueryJob {
   /** The DataStore's views in place of `data`, and the result's column types (sandbox.ts QueryOptions). */
   tables?: QueryTable[];
   columnTypes?: boolean;
+  /** The service's own SQL, not a caller's (sandbox.ts QueryOptions). */
+  planned?: boolean;
   /** An export of the query's result (or, with sql null, of the whole preview) instead of the JSON answer. */
   export?: ExportJob;
 }
@@ -33,7 +35,7 @@ const send = (message: QueryProcessMessage) => process.send!(message);
 process.on('message', (job: QueryJob) => {
   const run = job.export
     ? runSandboxedExport(job.parquetPath, job.export, job.limits, (exportReady) => send({ exportReady }))
-    : runSandboxedQuery(job.parquetPath, job.sql, job.limits, { tables: job.tables, columnTypes: job.columnTypes });
+    : runSandboxedQuery(job.parquetPath, job.sql, job.limits, { tables: job.tables, columnTypes: job.columnTypes, planned: job.planned });
   run.then(
     (result) => send({ result }),
     (err: unknown) =>

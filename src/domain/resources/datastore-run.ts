@@ -66,11 +66,14 @@ export async function withDatastoreLock<T, R>(
   return outcome;
 }
 
-/** One SELECT over `views` in a query process, with the limits of POST /resources/{id}/query; call it holding the caller's lock. */
-export async function runDatastoreSql(ctx: DomainContext, views: QueryTable[], sql: string): Promise<DatastoreResult> {
+/**
+ * One SELECT over `views` in a query process, with the limits of POST /resources/{id}/query; call it
+ * holding the caller's lock. `planned`: the SQL is the service's own (datastore-sql.ts), never a caller's.
+ */
+export async function runDatastoreSql(ctx: DomainContext, views: QueryTable[], sql: string, planned = false): Promise<DatastoreResult> {
   try {
     const result = await runInQueryProcess(
-      { parquetPath: views[0]?.path ?? '', tables: views, sql, limits: QUERY_LIMITS, columnTypes: true },
+      { parquetPath: views[0]?.path ?? '', tables: views, sql, limits: QUERY_LIMITS, columnTypes: true, planned },
       ctx.config.query.maxProcesses,
     );
     return { ...result, types: result.types ?? [] };
@@ -89,6 +92,7 @@ export function queryDatastore(
   caller: string,
   tables: Array<{ name: string; table: DatastoreTable }>,
   sql: string,
+  planned = false,
 ): Promise<DatastoreResult> {
-  return withDatastoreLock(ctx, caller, datastoreViews(ctx, tables), (views) => runDatastoreSql(ctx, views, sql));
+  return withDatastoreLock(ctx, caller, datastoreViews(ctx, tables), (views) => runDatastoreSql(ctx, views, sql, planned));
 }

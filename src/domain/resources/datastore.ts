@@ -57,10 +57,10 @@ export async function datastoreSearch(
   });
   // The page carries its total; an empty page has none, and the count runs under the same lock.
   const { table, plan, result, counted } = await withDatastoreLock(ctx, caller, ready, async ({ table, plan, views }) => {
-    const result = await runDatastoreSql(ctx, views, plan.pageSql);
+    const result = await runDatastoreSql(ctx, views, plan.pageSql, true);
     const counted =
       query.includeTotal && !knownTotal && !result.rows.length
-        ? (await runDatastoreSql(ctx, views, plan.countSql!)).rows[0]?.[0]
+        ? (await runDatastoreSql(ctx, views, plan.countSql!, true)).rows[0]?.[0]
         : undefined;
     return { table, plan, result, counted };
   });
@@ -87,7 +87,7 @@ export async function datastoreSearch(
 /** CKAN's datastore_info: the table's row count and size, and each field with its PostgreSQL type. */
 export async function datastoreInfo(ctx: DomainContext, actor: Actor, id: string, caller: string) {
   const table = await loadDatastoreTable(ctx, actor, id);
-  const result = await queryDatastore(ctx, caller, [{ name: 'data', table }], 'SELECT * FROM data LIMIT 0');
+  const result = await queryDatastore(ctx, caller, [{ name: 'data', table }], 'SELECT * FROM data LIMIT 0', true);
   const file = await localPreview(
     ctx.storage,
     path.join(ctx.config.dataDir, 'query-cache'),
