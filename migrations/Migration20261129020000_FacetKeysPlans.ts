@@ -6,6 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * each sync then planned its two large statements afresh (~4 ms of PostgreSQL's CPU a call, ~1.5 ms a
  * created dataset, bench bulk-create with pg_stat_statements). Now `facet_keys_of` takes ids only, a sync's
  * statements keep PL/pgSQL's cached plans, and the whole catalog is written as syncs write it, in batches.
+ * New values are inserted in key order: two syncs creating the same values never wait on each other in a
+ * circle (a deadlock).
  */
 export class Migration20261129020000_FacetKeysPlans extends Migration {
   override async up(): Promise<void> {
@@ -57,7 +59,8 @@ export class Migration20261129020000_FacetKeysPlans extends Migration {
         delete from dataset_facet_keys k where k.dataset_id = any(ids)
            and not exists (select 1 from datasets d where d.id = k.dataset_id and d.state = 'active');
         insert into facet_values (facet, name, title, key)
-        select distinct f.facet, f.name, f.title, facet_value_key(f.facet, f.name, f.title) from facet_keys_of(ids) f
+        select distinct f.facet, f.name, f.title, facet_value_key(f.facet, f.name, f.title) as key from facet_keys_of(ids) f
+         order by key
         on conflict (key) do nothing;
         insert into dataset_facet_keys (dataset_id, scope, private, keys)
         select d.id, coalesce(d.owner_org_id::text, ''), d.private, coalesce(k.keys, '{}')

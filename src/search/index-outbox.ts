@@ -18,14 +18,17 @@ const DRAIN_BATCH = 200;
 /** Whether a failure is the vector index out of reach: the push is to be tried again later, not given up. */
 export const isIndexUnreachable = (err: unknown) => err instanceof VectorIndexError && err.unreachable;
 
-/** Notes datasets whose vectors the index missed (a later failure for the same dataset renews its note). */
+/**
+ * Notes datasets whose vectors the index missed (a later failure for the same dataset renews its note).
+ * In id order, as every multi-row upsert here: two notes of the same datasets never wait on each other in a circle.
+ */
 export async function markIndexPending(em: EntityManager, datasetIds: string[]): Promise<void> {
   if (datasetIds.length === 0) return;
   await em.execute(
     `insert into vector_index_pending (dataset_id, since)
      select d, clock_timestamp() from unnest(?::uuid[]) as d
      on conflict (dataset_id) do update set since = excluded.since`,
-    [pgArray([...new Set(datasetIds)])],
+    [pgArray([...new Set(datasetIds)].sort())],
   );
 }
 

@@ -42,10 +42,12 @@ export async function resolveOwnerOrg(ctx: DomainContext, actor: Actor, roles: O
 
 /**
  * Tags by name, created on first use; concurrent first uses of one name meet in the upsert. `em.execute`
- * runs inside the caller's transaction, so a request that fails leaves no new tag behind.
+ * runs inside the caller's transaction, so a request that fails leaves no new tag behind. Names are
+ * inserted in one order (sorted): two writes that both create `a` and `b`, listed the other way round,
+ * would otherwise each wait for the other's new tag (a deadlock, one of them refused).
  */
 export async function resolveTags(ctx: DomainContext, names: string[]): Promise<Tag[]> {
-  const unique = [...new Set(names)];
+  const unique = [...new Set(names)].sort();
   if (unique.length === 0) return [];
   // One statement: the tags it creates come back from the insert, the others from the table (which the
   // statement's snapshot shows without the new ones). A tag another transaction created meanwhile is in
