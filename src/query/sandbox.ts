@@ -241,8 +241,8 @@ export async function runSandboxedQuery(
  * long-running DuckDB has (bench datastore: the first query of a fresh instance is ~5 ms slower), and
  * nothing is closed or opened between pages. Only planned queries use a kept sandbox; a caller's SQL
  * (POST /resources/{id}/query, datastore_search_sql) always gets one no query has run in, as the spec's
- * "throwaway engine" says. A kept sandbox serves at most MAX_PLANNED_RUNS queries, so what DuckDB
- * caches stays bounded by its memory limit and no instance lives for ever.
+ * "throwaway engine" says. A kept sandbox serves at most MAX_PLANNED_RUNS queries and is closed
+ * when idle (KEPT_IDLE_MS), so no instance lives for ever and an idle process holds no cached blocks.
  */
 let ahead: { key: string; sandbox: Promise<Sandbox | undefined> } | undefined;
 
@@ -273,10 +273,26 @@ async function plannedStatement(sandbox: Sandbox, sql: string, clean: (err: unkn
   return prepared;
 }
 
+/**
+ * A kept sandbox no query has come for in this long is closed: what DuckDB cached of the preview (up to
+ * its memory limit) is not held by an idle query process; the next query opens its own.
+ */
+const KEPT_IDLE_MS = 30_000;
+
+let idleClose: NodeJS.Timeout | undefined;
+
 function keep(key: string, sandbox: Sandbox) {
   const replaced = ahead;
-  ahead = { key, sandbox: Promise.resolve(sandbox) };
+  const kept = { key, sandbox: Promise.resolve<Sandbox | undefined>(sandbox) };
+  ahead = kept;
   if (replaced) void replaced.sandbox.then((other) => setImmediate(() => closeSandbox(other)));
+  clearTimeout(idleClose);
+  idleClose = setTimeout(() => {
+    if (ahead !== kept) return;
+    ahead = undefined;
+    closeSandbox(sandbox);
+  }, KEPT_IDLE_MS);
+  idleClose.unref();
 }
 
 const sandboxKey = (parquetPath: string, limits: QueryLimits, tables: QueryTable[]) =>
