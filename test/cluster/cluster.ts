@@ -56,8 +56,11 @@ export interface Cluster {
   sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   /** The keys of the cluster's bucket under a prefix. */
   objects(prefix: string): Promise<string[]>;
-  /** Ids of the workflows with a step running on the worker process `pid` (Temporal's pending activities). */
-  runningOn(pid: number): Promise<string[]>;
+  /**
+   * The cluster's running workflows with their pending steps (Temporal's pending activities): each step's
+   * activity, whether a worker holds it, and which (`<pid>@<host>`, the SDK's default identity).
+   */
+  runningSteps(): Promise<Array<{ workflowId: string; steps: Array<{ activity: string; worker: string | null }> }>>;
   /** Kills a member with the signal and waits for its exit. */
   kill(member: Member, signal: NodeJS.Signals): Promise<void>;
   /** Starts API process `index` again on its own port (after a kill). */
@@ -190,16 +193,18 @@ export async function startCluster(backend: VectorBackend): Promise<Cluster> {
         for await (const object of store.list(prefix)) keys.push(object.key);
         return keys;
       },
-      async runningOn(pid) {
-        const ids: string[] = [];
+      async runningSteps() {
+        const runs = [];
         for await (const run of jobs.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
           const described = await jobs.workflow.getHandle(run.workflowId, run.runId).describe();
-          const pending = described.raw.pendingActivities ?? [];
-          // The SDK's default worker identity is `<pid>@<host>`.
           // State 2 is PENDING_ACTIVITY_STATE_STARTED: a worker holds the step.
-          if (pending.some((a) => a.state === 2 && a.lastWorkerIdentity?.startsWith(`${pid}@`))) ids.push(run.workflowId);
+          const steps = (described.raw.pendingActivities ?? []).map((a) => ({
+            activity: a.activityType?.name ?? '?',
+            worker: a.state === 2 ? (a.lastWorkerIdentity ?? null) : null,
+          }));
+          runs.push({ workflowId: run.workflowId, steps });
         }
-        return ids;
+        return runs;
       },
       kill: stopMember,
       async restartApi(index) {

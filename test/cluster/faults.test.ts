@@ -112,10 +112,6 @@ for (const backend of availableBackends()) {
     async (t) => {
       t.timeout(8 * 60_000);
       const auth = admin(cluster);
-      // One worker runs the jobs; the second starts only after the kill, so what it does is the rerun.
-      const [spare] = cluster.workers.splice(1);
-      await cluster.kill(spare!, 'SIGTERM');
-      const victim = cluster.workers[0]!;
 
       // A harvest of GSA's 800-odd records, a 20 MB pipeline, and the purge of an organization with files.
       const raw = JSON.parse(await fs.readFile(path.join(SHARED_DATA, 'dcat-us', 'gsa.json'), 'utf8')) as { dataset: unknown[] };
@@ -155,6 +151,14 @@ for (const backend of availableBackends()) {
       );
       const csv = `id,sensor,reading,day\n${rows.join('\n')}\n`;
 
+      // The jobs wait in Temporal's queue with no worker; a worker started then takes every one of them at
+      // once (whatever the earlier workers were busy with), and is killed. Another then does the rerun.
+      const earlier = cluster.workers.splice(0);
+      for (const worker of earlier)
+        if (worker.child.exitCode !== null || worker.child.signalCode !== null)
+          t.log(`${worker.name} had exited before this test: ${worker.logs.slice(-5).join('\n')}`);
+      await Promise.all(earlier.map((worker) => cluster.kill(worker, 'SIGTERM')));
+
       const harvest = cluster.api.post(`/api/v1/admin/harvest-sources/${source.body.id}/run`, undefined, auth);
       const upload = fetch(`${cluster.url}/api/v1/resources/${bigResource}/upload`, {
         method: 'POST',
@@ -169,14 +173,19 @@ for (const backend of availableBackends()) {
       t.is((await upload).status, 200);
 
       // Each job has a step running on the victim when it dies.
+      const victim = await cluster.startWorker();
       const kinds = ['harvest', 'pipeline', 'purge-org'];
-      const running = await stepsHeldBy(cluster, victim, kinds, t.log);
+      const { running, polls } = await stepsHeldBy(cluster, victim, kinds);
       t.log(`steps running on the worker when it was killed: ${running.join(', ')}`);
+      const alive = victim.child.exitCode === null && victim.child.signalCode === null;
       await cluster.kill(victim, 'SIGKILL');
-      cluster.workers.splice(0, 1);
+      cluster.workers.splice(cluster.workers.indexOf(victim), 1);
       await cluster.startWorker();
       const cut = kinds.filter((kind) => running.some((id) => id.startsWith(kind)));
-      t.true(cut.length >= 2, `at least two of the jobs were cut mid-step: ${running.join(', ')}`);
+      t.true(
+        cut.length >= 2,
+        `at least two of the jobs were cut mid-step: ${running.join(', ')}\nthe worker was ${alive ? 'alive' : 'already gone'}; polls of Temporal:\n${polls.join('\n')}\nthe worker's last lines:\n${victim.logs.slice(-15).join('\n')}`,
+      );
 
       const harvested = await until(
         'the harvest run ends',
@@ -331,23 +340,32 @@ for (const backend of availableBackends()) {
 }
 
 /**
- * Polls until a step of each kind runs on the member, and returns the workflows whose step it holds. A
- * poll that fails (Temporal slow under load) is only logged. When two kinds run but the third has not come
- * within 15 s (it may have ended between polls), what runs then is enough: waiting on would let them end too.
+ * Polls until a step of each kind runs on the member, and returns the workflows whose step it holds, with a
+ * line for each poll that saw something new (what each running workflow's steps were, and where), so that
+ * a failure says what Temporal showed. A poll that fails (Temporal slow under load) is only noted. When two
+ * kinds run but the third has not come within 15 s (it may have ended between polls), what runs then is
+ * enough: waiting on would let them end too.
  */
-async function stepsHeldBy(cluster: Cluster, member: Member, kinds: string[], log: (message: string) => void) {
+async function stepsHeldBy(cluster: Cluster, member: Member, kinds: string[]) {
   const started = Date.now();
-  let last: string[] = [];
+  const polls: string[] = [];
+  let running: string[] = [];
+  let seen = '';
   while (Date.now() - started < 60_000) {
-    const now = await cluster
-      .runningOn(member.child.pid!)
-      .catch((err: unknown) => void log(`a poll of the running steps failed: ${String(err)}`));
+    const at = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+    const now = await cluster.runningSteps().catch((err: unknown) => void polls.push(`${at}: failed: ${String(err)}`));
     if (now) {
-      last = now;
-      const held = kinds.filter((kind) => now.some((id) => id.startsWith(kind))).length;
-      if (held === kinds.length || (held >= 2 && Date.now() - started > 15_000)) return now;
+      const line =
+        now
+          .map((w) => `${w.workflowId} [${w.steps.map((s) => `${s.activity}@${s.worker ?? 'queued'}`).join(' ') || 'no step'}]`)
+          .join(', ') || 'nothing running';
+      if (line !== seen) polls.push(`${at}: ${line}`);
+      seen = line;
+      running = now.filter((w) => w.steps.some((step) => step.worker?.startsWith(`${member.child.pid}@`))).map((w) => w.workflowId);
+      const held = kinds.filter((kind) => running.some((id) => id.startsWith(kind))).length;
+      if (held === kinds.length || (held >= 2 && Date.now() - started > 15_000)) break;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return last;
+  return { running, polls: polls.slice(-30) };
 }
