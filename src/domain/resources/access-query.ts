@@ -7,13 +7,33 @@ import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import type { ResourceFields } from './present.ts';
 
-const ACCESS_SQL = `
-  select ${RESOURCE_JSON} as resource, d.state, d.private, d.creator_id, o.state as org_state, ${CALLER_ROLE_SQL} as org_role
+const accessSql = (resource: string) => `
+  select ${resource} as resource, d.state, d.private, d.creator_id, o.state as org_state, ${CALLER_ROLE_SQL} as org_role
     from resources r join datasets d on d.id = r.dataset_id left join groups o on o.id = d.owner_org_id
    where r.id = ?`;
+const ACCESS_SQL = accessSql(RESOURCE_JSON);
+/** Only what a DataStore read needs: the whole record, extras and all, is built and parsed for nothing. */
+const PREVIEW_ACCESS_SQL = accessSql(
+  `json_build_object('id', r.id, 'preview', r.extras -> 'preview', 'queryable', r.extras -> 'queryable')`,
+);
 
-interface AccessRow extends SubjectRow {
-  resource: ResourceFields;
+interface AccessRow<R> extends SubjectRow {
+  resource: R;
+}
+
+/** A resource's preview record, and whether its pipeline made it queryable. */
+export interface ResourcePreviewFields {
+  id: string;
+  preview: unknown;
+  queryable: unknown;
+}
+
+async function loadReadable<R>(ctx: DomainContext, actor: Actor, sql: string, id: string) {
+  const [row] = isUuid(id) ? await ctx.em.execute<AccessRow<R>[]>(sql, [actor.userId, id]) : [];
+  if (!row) throw notFound('Resource');
+  const subject = subjectOfRow(row);
+  if (!can(actor, 'dataset:read', subject)) throw notFound('Resource');
+  return { resource: row.resource, subject };
 }
 
 /**
@@ -22,14 +42,15 @@ interface AccessRow extends SubjectRow {
  * hydrating the resource, its dataset and organization and the caller's memberships (bench query: the
  * request floor under every query). 404 alike for a missing resource and one the actor may not see.
  */
-export async function loadReadableResource(
+export function loadReadableResource(
   ctx: DomainContext,
   actor: Actor,
   id: string,
 ): Promise<{ resource: ResourceFields; subject: DatasetSubject }> {
-  const [row] = isUuid(id) ? await ctx.em.execute<AccessRow[]>(ACCESS_SQL, [actor.userId, id]) : [];
-  if (!row) throw notFound('Resource');
-  const subject = subjectOfRow(row);
-  if (!can(actor, 'dataset:read', subject)) throw notFound('Resource');
-  return { resource: row.resource, subject };
+  return loadReadable<ResourceFields>(ctx, actor, ACCESS_SQL, id);
+}
+
+/** loadReadableResource for the reads that need only the resource's preview (the DataStore's). */
+export function loadReadablePreview(ctx: DomainContext, actor: Actor, id: string) {
+  return loadReadable<ResourcePreviewFields>(ctx, actor, PREVIEW_ACCESS_SQL, id);
 }

@@ -8,12 +8,11 @@ import type { DomainContext } from '../context.ts';
 import { notFound, queryFailed, tooManyRequests } from '../errors.ts';
 import { servedPreviewKey, type PreviewRecord } from '../pipeline/preview-record.ts';
 import type { TableSchema } from '../../tabular/column-schema.ts';
-import { loadReadableResource } from './access-query.ts';
-import type { ResourceFields } from './present.ts';
+import { loadReadablePreview } from './access-query.ts';
 
 /** A resource whose typed preview the DataStore reads, and the caller may see. */
 export interface DatastoreTable {
-  resource: ResourceFields;
+  resourceId: string;
   preview: PreviewRecord & { schema: TableSchema };
 }
 
@@ -23,11 +22,10 @@ export interface DatastoreTable {
  * same 404. One statement, as for a query (access-query.ts): the DataStore never presents the dataset.
  */
 export async function loadDatastoreTable(ctx: DomainContext, actor: Actor, id: string): Promise<DatastoreTable> {
-  const { resource, subject } = await loadReadableResource(ctx, actor, id);
-  const preview = resource.extras.preview as PreviewRecord | null | undefined;
-  if (subject.state !== 'active' || resource.extras.queryable !== true || !preview?.createdAt || !preview.schema)
-    throw notFound('Resource');
-  return { resource, preview: preview as DatastoreTable['preview'] };
+  const { resource, subject } = await loadReadablePreview(ctx, actor, id);
+  const preview = resource.preview as PreviewRecord | null | undefined;
+  if (subject.state !== 'active' || resource.queryable !== true || !preview?.createdAt || !preview.schema) throw notFound('Resource');
+  return { resourceId: resource.id, preview: preview as DatastoreTable['preview'] };
 }
 
 /** What a DataStore query gives: the sandbox's capped rows and DuckDB's type of each column. */
@@ -39,7 +37,7 @@ export function datastoreViews(ctx: DomainContext, tables: Array<{ name: string;
   return Promise.all(
     tables.map(async ({ name, table }) => ({
       name,
-      path: await localPreview(ctx.storage, cacheDir, servedPreviewKey(table.resource.id, table.preview)),
+      path: await localPreview(ctx.storage, cacheDir, servedPreviewKey(table.resourceId, table.preview)),
       rowIds: true,
     })),
   );

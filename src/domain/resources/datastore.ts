@@ -74,7 +74,7 @@ export async function datastoreSearch(
   }
   const last = result.rows.at(-1);
   return {
-    resourceId: table.resource.id,
+    resourceId: table.resourceId,
     fields: plan.outputs.map((o, i) => ({ id: o.id, type: types[i] })),
     rows: result.rows.map((row) => types.map((type, i) => ckanValue(row[i], type))),
     total,
@@ -91,11 +91,11 @@ export async function datastoreInfo(ctx: DomainContext, actor: Actor, id: string
   const file = await localPreview(
     ctx.storage,
     path.join(ctx.config.dataDir, 'query-cache'),
-    servedPreviewKey(table.resource.id, table.preview),
+    servedPreviewKey(table.resourceId, table.preview),
   );
   const size = (await fsp.stat(file)).size;
   return {
-    resourceId: table.resource.id,
+    resourceId: table.resourceId,
     rowCount: table.preview.schema.rowCount,
     size,
     fields: result.columns.map((name, i) => ({ name, ...ckanType(result.types[i] ?? 'VARCHAR') })).filter((f) => f.name !== '_id'),
