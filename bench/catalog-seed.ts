@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { writeAllFacetKeys } from '../src/search/facet-keys.ts';
 import { writeAllKeywordDocuments } from '../src/search/keyword-document.ts';
+import { SHARED_DATA } from '../test/helpers/shared-data.ts';
 
 interface CatalogRecord {
   name: string;
@@ -20,7 +21,7 @@ interface CatalogRecord {
   resources?: Array<{ name?: string; format?: string; url: string }>;
 }
 
-const CATALOG = path.resolve('../shared/data/catalog/catalog.jsonl');
+const CATALOG = path.join(SHARED_DATA, 'catalog/catalog.jsonl');
 const REGIONS = ['North', 'South', 'East', 'West', 'Central', 'Pacific', 'Atlantic', 'Mountain', 'Gulf', 'Plains'];
 
 const slug = (text: string) =>

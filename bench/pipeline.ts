@@ -12,11 +12,9 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '../src/logger.ts';
 import { benchToken, startAppOn, startEngines } from '../test/helpers/engines.ts';
+import { SHARED_DATA } from '../test/helpers/shared-data.ts';
 
-const REAL_CSV = path.resolve(
-  import.meta.dirname,
-  '../../shared/data/real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv',
-);
+const REAL_CSV = path.join(SHARED_DATA, 'real-csv/fivethirtyeight_congress-demographics_data_aging_congress.csv');
 const MB = 1024 * 1024;
 
 /** The real file's header once, then its rows again and again up to `bytes`. */
