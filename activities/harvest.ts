@@ -10,11 +10,11 @@ import { checkPageBringsNew, checkRunCaps, claimRunPage, HarvestCapReached, mark
 import type { HarvestCursor } from '../src/domain/harvest/record.ts';
 import { SourceInvalid } from '../src/domain/harvest/errors.ts';
 import { sourceHostOnly, sourceReader } from '../src/harvest/readers/index.ts';
+import { beating } from './heartbeat.ts';
 import type { ActivityServices } from './services.ts';
 
 const noLog = pino({ enabled: false });
 
-const HEARTBEAT_EVERY_MS = 5_000;
 /** The deadline of each request to the source. */
 const SOURCE_TIMEOUT_MS = 60_000;
 
@@ -34,8 +34,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
     return source && row ? { source, row } : null;
   };
   return {
-    async beginHarvestRun(sourceId: string, workflowId: string, runId: string, full: boolean): Promise<BegunRun | null> {
-      return beginHarvestRun(orm.em.fork(), sourceId, workflowId, runId, { full });
+    beginHarvestRun(sourceId: string, workflowId: string, runId: string, full: boolean): Promise<BegunRun | null> {
+      return beating(() => beginHarvestRun(orm.em.fork(), sourceId, workflowId, runId, { full }));
     },
     /** Reads the page at `cursor` and applies each of its items; the run's pages become at least `pageNo`. */
     async harvestPage(run: BegunRun, cursor: HarvestCursor | null, pageNo: number, pageSize: number | null) {
@@ -47,11 +47,8 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         return { next: null, gone: true };
       }
       const { source, row } = loaded;
-      // Beats while this process lives, also through a long download of the source's document; a
-      // killed worker stops them, and the page is read again elsewhere once the heartbeat timeout passes.
       const activity = Context.current();
-      const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
-      try {
+      return beating(async () => {
         const reader = sourceReader(source.type, source.url, {
           pageSize: pageSize ?? undefined,
           allowPrivateNetworks: sourceHostOnly(source.url),
@@ -79,28 +76,30 @@ export function harvestActivities({ orm, storage, config, search, jobs, log }: A
         await markPageRecords(ctx.em, run.runRowId, pageNo);
         await recordRunPages(ctx.em, run.runRowId, pageNo);
         return { next: page.next, gone: false };
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
     /** Marks what a full run no longer found, and the run succeeded. */
-    async finishHarvestRun(run: BegunRun): Promise<{ removed: number }> {
-      const ctx = domain();
-      const loaded = await load(ctx, run);
-      if (!loaded) return { removed: 0 };
-      actAs(ctx.em, { harvestRunId: run.runRowId });
-      const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full }).catch((err: unknown) => {
-        if (err instanceof SourceInvalid)
-          throw ApplicationFailure.create({ type: 'SourceInvalid', message: err.message, nonRetryable: true });
-        throw err;
+    finishHarvestRun(run: BegunRun): Promise<{ removed: number }> {
+      return beating(async () => {
+        const ctx = domain();
+        const loaded = await load(ctx, run);
+        if (!loaded) return { removed: 0 };
+        actAs(ctx.em, { harvestRunId: run.runRowId });
+        const result = await finishHarvestRun(ctx, loaded.source, loaded.row, { full: run.full }).catch((err: unknown) => {
+          if (err instanceof SourceInvalid)
+            throw ApplicationFailure.create({ type: 'SourceInvalid', message: err.message, nonRetryable: true });
+          throw err;
+        });
+        await endHarvestRun(ctx.em, run.runRowId, { status: 'succeeded' });
+        return result;
       });
-      await endHarvestRun(ctx.em, run.runRowId, { status: 'succeeded' });
-      return result;
     },
-    async failHarvestRun(runRowId: string, reason: string): Promise<void> {
-      await endHarvestRun(orm.em.fork(), runRowId, { status: 'failed', reason });
-      // What the run brought before it failed stays, and is embedded like a finished run's.
-      await announceRunVectors(domain());
+    failHarvestRun(runRowId: string, reason: string): Promise<void> {
+      return beating(async () => {
+        await endHarvestRun(orm.em.fork(), runRowId, { status: 'failed', reason });
+        // What the run brought before it failed stays, and is embedded like a finished run's.
+        await announceRunVectors(domain());
+      });
     },
   };
 }

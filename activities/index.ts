@@ -3,6 +3,7 @@ import { deleteDeletedOrganization, deleteOrganizationDatasetsPage } from '../sr
 import { syncDatasetSearch } from '../src/search/sync.ts';
 import { adminJobActivities } from './admin-jobs.ts';
 import { harvestActivities } from './harvest.ts';
+import { beating } from './heartbeat.ts';
 import type { ActivityServices } from './services.ts';
 import { pipelineActivities } from './pipeline.ts';
 import { siteDataActivities } from './site-data.ts';
@@ -23,9 +24,8 @@ export function createActivities({ orm, storage, config, search, jobs, log }: Ac
     ...adminJobActivities({ orm, config }),
     ...siteDataActivities({ orm, storage, config, search }),
     /** A scheduled harvest's first step: another run of its source still going (then it skips). */
-    async otherHarvestRunning(sourceId: string, workflowId: string): Promise<string | null> {
-      if (!jobs) return null;
-      return (await jobs.otherHarvestRunning(sourceId, workflowId))?.workflowId ?? null;
+    otherHarvestRunning(sourceId: string, workflowId: string): Promise<string | null> {
+      return beating(async () => (jobs ? ((await jobs.otherHarvestRunning(sourceId, workflowId))?.workflowId ?? null) : null));
     },
     async syncDatasetSearch(datasetId: string): Promise<{ found: boolean; vectors: boolean }> {
       const synced = await syncDatasetSearch({ em: orm.em.fork(), storage, config, search }, datasetId);

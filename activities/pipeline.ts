@@ -11,10 +11,9 @@ import {
   textStep,
   type StepDeps,
 } from '../src/domain/pipeline/steps.ts';
+import { beating } from './heartbeat.ts';
 import type { ActivityServices } from './services.ts';
 import { TabularError } from '../src/tabular/index.ts';
-
-const HEARTBEAT_EVERY_MS = 5_000;
 
 /**
  * The resource pipeline's activities. Errors that retrying cannot fix (what the bytes are) fail at
@@ -28,19 +27,11 @@ export function pipelineActivities({ orm, storage, config, search }: ActivitySer
     search,
     heartbeat: () => Context.current().heartbeat(),
   });
-  // Heartbeats go on while this process lives, also through one long DuckDB call; a killed worker stops
-  // them, and the step is retried elsewhere once the heartbeat timeout passes.
-  const final = async <T>(work: () => Promise<T>): Promise<T> => {
-    const beat = setInterval(() => Context.current().heartbeat(), HEARTBEAT_EVERY_MS);
-    try {
-      return await work();
-    } catch (err) {
+  const final = <T>(work: () => Promise<T>): Promise<T> =>
+    beating(work).catch((err: unknown) => {
       if (err instanceof TabularError || err instanceof PipelineError) throw ApplicationFailure.nonRetryable(err.message, err.name);
       throw err;
-    } finally {
-      clearInterval(beat);
-    }
-  };
+    });
   return {
     async pipelineStart(resourceId: string, workflowId: string, runId: string) {
       return startRun(deps(), resourceId, workflowId, runId);

@@ -85,9 +85,14 @@ export const HARVEST_PAGE_ACTIVITY: ActivityOptions = {
   retry: HARVEST_SOURCE_RETRY,
 };
 
-/** The start and the end of a harvest run (its row; the end also marks what the source no longer has). */
+/**
+ * The start and the end of a harvest run (its row; the end also marks what the source no longer has):
+ * heartbeating as a page does, so that a worker killed in one of them hands it on within seconds, not
+ * after the 30 minutes an end over a large source may take.
+ */
 export const HARVEST_BOOKKEEPING_ACTIVITY: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: RETRY_TRANSIENT,
 };
 
