@@ -9,7 +9,7 @@ import type { DomainContext } from '../context.ts';
 import { isUuid } from '../ids.ts';
 import { deletedOrgIds } from './access.ts';
 import { likePattern } from '../like-pattern.ts';
-import { applyRecordFilters, countDatasets, hasRecordFilters } from './list-filters.ts';
+import { applyRecordFilters, hasRecordFilters } from './list-filters.ts';
 import type { DatasetListQuery } from './list-query.ts';
 
 /**
@@ -147,84 +147,72 @@ export async function searchDatasets(
 
   const reach = query.offset + query.limit;
   const knex = ctx.em.getKnex();
+  const candidateIds = pgArray([...candidates]);
   const inResult = (match: SqlFragment) =>
-    candidates.size ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, pgArray([...candidates])] } : match;
-  const countOf = (match: SqlFragment) => countDatasets(filtered.clone().andWhere(inResult(match).sql, inResult(match).params));
-  const shortlistSize = Math.max(ctx.config.search.rankShortlist, 2 * reach);
-  const shortlistOrder = { sql: `${keyword.shortlist.sql} desc, d.id`, params: keyword.shortlist.params as Knex.RawBinding[] };
-  const rankOrder = `${keyword.rank.sql} desc, d.id`;
+    candidates.size ? { sql: `((${match.sql}) or d.id = any(?::uuid[]))`, params: [...match.params, candidateIds] } : match;
   /**
-   * Keywords alone, in relevance order: the total and the ranks that can reach this page from one read
-   * of the matches, which is most of a common word's cost (at a million datasets "medicare" has 73k
-   * matches: the count and the shortlist each visited all of them, 460 ms side by side on two cores,
-   * 300 ms as one statement). The full rank (search document and trigram likeness, ~20 µs a row) is
-   * computed for a shortlist: the SEARCH_RANK_SHORTLIST matches (or twice the page's reach) whose titles
-   * or names hold the most of the query's stems, so a common word costs about what a rare one does.
+   * The total, the keyword matches' own total (the typo fallback's test) and, in relevance order, the
+   * keyword ranks that can reach this page, from one read of the result set: reading every match is most
+   * of a common word's cost, and the count and the shortlist each did (at a million datasets "medicare"
+   * has 73k matches: 460 ms side by side on two cores, 300 ms as one statement).
+   *
+   * The full rank (search document and trigram likeness, ~20 µs a row) is computed for a shortlist: the
+   * SEARCH_RANK_SHORTLIST keyword matches (or twice the page's reach) whose titles or names hold the most
+   * of the query's stems, so a common word costs about what a rare one does; up to that many matches,
+   * every one is ranked. Semantic candidates that match by keywords are ranked beside the shortlist
+   * wherever they fall. In the result set a row that is no candidate is a keyword match (`k`): only the
+   * candidates' rows test the match again.
    */
-  const countedRanks = async (match: SqlFragment): Promise<[number, Map<string, number>]> => {
-    const matches = filtered
+  const countAndRanks = async (match: SqlFragment) => {
+    const isMatch = candidates.size
+      ? { sql: `case when d.id = any(?::uuid[]) then (${match.sql}) else true end`, params: [candidateIds, ...match.params] }
+      : { sql: 'true', params: [] };
+    const shortlistScore = query.sort_by ? { sql: '0', params: [] } : keyword.shortlist;
+    const resultSet = filtered
       .clone()
-      .andWhere(match.sql, match.params)
+      .andWhere(inResult(match).sql, inResult(match).params)
       .getKnexQuery()
       .clearSelect()
       .clearOrder()
-      .select('d.id', knex.raw(`${keyword.shortlist.sql} as s`, keyword.shortlist.params as Knex.RawBinding[]));
+      .select(
+        'd.id',
+        knex.raw(`${shortlistScore.sql} as s`, shortlistScore.params as Knex.RawBinding[]),
+        knex.raw(`${isMatch.sql} as k`, isMatch.params as Knex.RawBinding[]),
+      );
+    const ranked = `(select coalesce(json_agg(json_build_array(r.id, r.n)), '[]') from (
+         select d.id, row_number() over (order by ${keyword.rank.sql} desc, d.id) as n from datasets d
+          where d.id in ((select m.id from m where m.k order by m.s desc, m.id limit ?) union all
+                         (select m.id from m where m.k and m.id = any(?::uuid[])))) r
+        where r.n <= ? or r.id = any(?::uuid[]))`;
     const { rows } = await knex.raw(
       `with m as materialized (?)
-       select (select count(*) from m)::int as total,
-              array(select d.id::text from datasets d where d.id in (select m.id from m order by m.s desc, m.id limit ?)
-                     order by ${rankOrder} limit ?) as ids`,
-      [matches, shortlistSize, ...(keyword.rank.params as Knex.RawBinding[]), reach],
+       select (select count(*) from m)::int as total, (select count(*) from m where m.k)::int as keyword_total,
+              ${query.sort_by ? 'null' : ranked} as ranks`,
+      [
+        resultSet,
+        ...(query.sort_by
+          ? []
+          : [
+              ...(keyword.rank.params as Knex.RawBinding[]),
+              Math.max(ctx.config.search.rankShortlist, 2 * reach),
+              candidateIds,
+              reach,
+              candidateIds,
+            ]),
+      ],
     );
-    const { total, ids } = rows[0] as { total: number; ids: string[] };
-    return [total, new Map(ids.map((id, i) => [id, i + 1]))];
-  };
-  /**
-   * Beside semantic candidates: the total of both, and the keyword ranks of the shortlist and of the
-   * candidates that match by keywords wherever they fall. Sorted by a column: the total alone.
-   */
-  const countAndRanks = async (match: SqlFragment): Promise<[number, Map<string, number> | undefined]> => {
-    if (query.sort_by) return [await countOf(match), undefined];
-    if (!candidates.size) return countedRanks(match);
-    const shortlist = filtered
-      .clone()
-      .andWhere(match.sql, match.params)
-      .getKnexQuery()
-      .clearSelect()
-      .clearOrder()
-      .select('d.id')
-      .orderByRaw(shortlistOrder.sql, shortlistOrder.params)
-      .limit(shortlistSize);
-    // The shortlist and the candidates that match, as one list of ids: an OR of the two made the planner
-    // read every dataset (at a million, 7.6 s against 0.6 s for this union).
-    const candidatesMatching = knex
-      .select('d.id')
-      .from('datasets as d')
-      .whereRaw('d.id = any(?::uuid[])', [pgArray([...candidates])])
-      .andWhereRaw(match.sql, match.params as Knex.RawBinding[]);
-    const ranked = knex
-      .select(knex.raw(`d.id, row_number() over (order by ${rankOrder}) as r`, keyword.rank.params as Knex.RawBinding[]))
-      .from('datasets as d')
-      .whereRaw('d.id in ((?) union all (?))', [shortlist, candidatesMatching] as unknown as Knex.RawBinding[]);
-    const ranks = knex
-      .select('id', 'r')
-      .from(ranked.as('k'))
-      .where('r', '<=', reach)
-      .orWhereRaw('id = any(?::uuid[])', [pgArray([...candidates])])
-      .then((rows: Array<{ id: string; r: string }>) => new Map(rows.map((row) => [row.id, Number(row.r)])));
-    return Promise.all([countOf(match), ranks]);
+    const row = rows[0] as { total: number; keyword_total: number; ranks: Array<[string, number]> | null };
+    return { total: row.total, keywordTotal: row.keyword_total, ranks: row.ranks ? new Map(row.ranks) : undefined };
   };
 
-  // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing.
-  // The count and the ranks of the strict match (and, beside semantic candidates, its count alone) are
-  // asked together, and asked again of the fallback in the rare case the strict match is empty.
+  // Full text (metadata, or the text of a file) first; the typo fallback only when that finds nothing
+  // by keywords (semantic candidates alone do not keep it away).
   let match = keyword.strict;
-  const strictAlone = keyword.fuzzy && candidates.size ? countDatasets(filtered.clone().andWhere(match.sql, match.params)) : undefined;
-  const [first, alone] = await Promise.all([countAndRanks(match), strictAlone]);
-  let [total, ranks] = first;
-  if (keyword.fuzzy && (alone ?? total) === 0) {
+  const strict = await countAndRanks(match);
+  let { total, ranks } = strict;
+  if (keyword.fuzzy && strict.keywordTotal === 0) {
     match = keyword.fuzzy;
-    [total, ranks] = await countAndRanks(match);
+    ({ total, ranks } = await countAndRanks(match));
   }
   const matched = filtered.clone().andWhere(inResult(match).sql, inResult(match).params);
 
