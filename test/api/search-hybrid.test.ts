@@ -183,3 +183,20 @@ test('an exact title still comes first, found by both retrievers, with a highlig
     ['dissolved', 'oxygen'],
   );
 });
+
+test('a typo finds its dataset by keywords beside semantic candidates; the count is both', async (t) => {
+  // "hosptal" matches no word: the typo fallback matches it to the title by trigrams, even though the
+  // model brings candidates of its own. Without the fallback the dataset would be a semantic match only.
+  const typo = await search('q=hosptal+inpatient');
+  const found = typo.results.find((r) => r.name === 'hospital-inpatient-discharges');
+  t.truthy(found, JSON.stringify(names(typo.results)));
+  t.true(found!.match!.keyword);
+  t.is(typo.count, typo.results.length);
+  t.true(
+    typo.results.some((r) => r.match!.semantic.length > 0),
+    'the model brought candidates',
+  );
+  t.true(typo.results.filter((r) => !r.match!.keyword).every((r) => r.match!.semantic.length > 0));
+  // Keyword-only, the same typo finds the same dataset and nothing else.
+  t.deepEqual(names((await search('q=hosptal+inpatient&semantic=false')).results), ['hospital-inpatient-discharges']);
+});
