@@ -8,7 +8,8 @@
  * - restart to semantic search: process start until a hybrid search answers with `semantic: "on"` and,
  *   for the embedded index, until it has loaded every vector;
  * - keyword and hybrid search p50/p95 over 20 real queries, GET /packages/{id}, facets over the catalog;
- * - the API process's RSS after the load, and Qdrant's.
+ * - the API process's RSS after the load, and Qdrant's;
+ * - with BENCH_SCALE_REINDEX=<runs>, full reindexes by one worker, one after the other (bench/scale-reindex.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { freePort } from '../test/helpers/ports.ts';
 import { startQdrant } from '../test/helpers/qdrant-server.ts';
 import { embeddingModelPath, qdrantBinary } from '../test/helpers/tools.ts';
 import { readCatalog, seedCatalog } from './catalog-seed.ts';
+import { measureReindex } from './scale-reindex.ts';
 import { replicateCatalog } from './scale-seed.ts';
 import { QUERIES } from './search.ts';
 import { summary } from './percentiles.ts';
@@ -305,10 +307,36 @@ export async function benchScale(total: number) {
         await api.stop();
       }
     }
+    // Each run after the first finds every text it embeds in the cache: the first of a copied catalog
+    // embeds each copy's dataset text (its title is the copy's own), as a reindex after a model change would.
+    const reindex: Array<Awaited<ReturnType<typeof measureReindex>>> = [];
+    const reindexRuns = Number(process.env.BENCH_SCALE_REINDEX ?? 0);
+    const cap = Number(process.env.BENCH_SCALE_REINDEX_MINUTES ?? 120);
+    for (let run = 1; run <= reindexRuns; run++) {
+      progress(`reindex-metadata ${run} of ${reindexRuns} by one worker (at most ${cap} min)`);
+      const figures = await measureReindex(
+        { ...env, ALMANAC_DATA_DIR: path.join(engines.dir, 'worker'), ...(qdrant ? { QDRANT_URL: qdrant.url } : {}) },
+        cap,
+        reindex.at(-1)?.stopped ? reindex.at(-1)!.datasets : undefined,
+      );
+      reindex.push(figures);
+      console.log(
+        `scale reindex ${run}: ${figures.datasets} datasets in ${figures.seconds} s, ${figures.perSecond} a second (${figures.stopped === 'cap' ? `stopped at the ${cap}-minute cap` : figures.stopped === 'mark' ? 'the same datasets as the run before, now cached' : 'the whole catalog'}; one worker, ${qdrant ? 'Qdrant' : 'the embedded index'})`,
+      );
+    }
     const qdrantRss = qdrant ? await rssMb(qdrant.pid) : undefined;
     if (qdrantRss !== undefined)
       console.log(`scale qdrant: RSS ${qdrantRss} MB (${qdrantLoad?.vectors} vectors, filled in ${qdrantLoad?.seconds} s)`);
-    return { datasets: counts?.datasets, points: counts?.points, catalogSeconds, copied, qdrantLoad, qdrantRssMb: qdrantRss, ...results };
+    return {
+      datasets: counts?.datasets,
+      points: counts?.points,
+      catalogSeconds,
+      copied,
+      qdrantLoad,
+      qdrantRssMb: qdrantRss,
+      reindex,
+      ...results,
+    };
   } finally {
     await engines.stop();
   }
