@@ -23,7 +23,7 @@ import { freePort } from '../test/helpers/ports.ts';
 import { startQdrant } from '../test/helpers/qdrant-server.ts';
 import { embeddingModelPath, qdrantBinary } from '../test/helpers/tools.ts';
 import { readCatalog, seedCatalog } from './catalog-seed.ts';
-import { measureReindex } from './scale-reindex.ts';
+import { measureReindex, type ReindexFigures } from './scale-reindex.ts';
 import { replicateCatalog } from './scale-seed.ts';
 import { QUERIES } from './search.ts';
 import { summary } from './percentiles.ts';
@@ -309,7 +309,7 @@ export async function benchScale(total: number) {
     }
     // Each run after the first finds every text it embeds in the cache: the first of a copied catalog
     // embeds each copy's dataset text (its title is the copy's own), as a reindex after a model change would.
-    const reindex: Array<Awaited<ReturnType<typeof measureReindex>>> = [];
+    const reindex: ReindexFigures[] = [];
     const reindexRuns = Number(process.env.BENCH_SCALE_REINDEX ?? 0);
     const cap = Number(process.env.BENCH_SCALE_REINDEX_MINUTES ?? 120);
     for (let run = 1; run <= reindexRuns; run++) {
