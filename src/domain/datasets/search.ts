@@ -166,7 +166,6 @@ export async function searchDatasets(
   const countAndRanks = async (match: SqlFragment) => {
     // Without candidates every row is a keyword match: it needs no mark, and neither the candidates'
     // rows nor the keyword total are looked for again (at a million "medicare" has 73k rows: ~40 ms).
-    const isMatch = { sql: `case when d.id = any(?::uuid[]) then (${match.sql}) else true end`, params: [candidateIds, ...match.params] };
     const shortlistScore = query.sort_by ? { sql: '0', params: [] } : keyword.shortlist;
     const resultSet = filtered
       .clone()
@@ -177,7 +176,14 @@ export async function searchDatasets(
       .select(
         'd.id',
         knex.raw(`${shortlistScore.sql} as s`, shortlistScore.params as Knex.RawBinding[]),
-        ...(candidates.size ? [knex.raw(`${isMatch.sql} as k`, isMatch.params as Knex.RawBinding[])] : []),
+        ...(candidates.size
+          ? [
+              knex.raw(`case when d.id = any(?::uuid[]) then (${match.sql}) else true end as k`, [
+                candidateIds,
+                ...match.params,
+              ] as Knex.RawBinding[]),
+            ]
+          : []),
       );
     const shortlisted = `select m.id from m${candidates.size ? ' where m.k' : ''} order by m.s desc, m.id limit ?`;
     const shortlistSize = Math.max(ctx.config.search.rankShortlist, 2 * reach);
