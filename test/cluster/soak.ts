@@ -24,7 +24,7 @@ const WORDS = ['tide', 'gauge', 'readings', 'glacier', 'rivers', 'stations', 'bu
 export async function runSoak(
   cluster: Cluster,
   opts: { clients: number; seconds: number; killAfterMs: number; kill: () => Promise<void> },
-): Promise<{ outcomes: Outcome[]; killedAt: number }> {
+): Promise<{ outcomes: Outcome[]; killedAt: number; goneAt: number }> {
   const outcomes: Outcome[] = [];
   const start = performance.now();
   const end = start + opts.seconds * 1000;
@@ -85,11 +85,13 @@ export async function runSoak(
   };
 
   let killedAt = Number.POSITIVE_INFINITY;
+  let goneAt = Number.POSITIVE_INFINITY;
   const fault = (async () => {
     await new Promise((r) => setTimeout(r, opts.killAfterMs));
     killedAt = performance.now();
     await opts.kill();
+    goneAt = performance.now();
   })();
   await Promise.all([fault, ...Array.from({ length: opts.clients }, (_, c) => client(c))]);
-  return { outcomes, killedAt };
+  return { outcomes, killedAt, goneAt };
 }
