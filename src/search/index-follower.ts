@@ -1,10 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { listenToChannel } from '../db-listener.ts';
 import { reloadDatasetVectors } from './index-loader.ts';
+import { SEARCH_CHANNEL } from './points-store.ts';
 import type { SearchServices } from './search-services.ts';
-
-/** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
-export const SEARCH_CHANNEL = 'almanac_search';
 
 /** Datasets reloaded together: a harvest notifies hundreds in a row, one statement loads a batch of them. */
 const RELOAD_BATCH = 100;

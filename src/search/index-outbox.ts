@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../db.ts';
-import { SEARCH_CHANNEL } from './index-follower.ts';
+import { SEARCH_CHANNEL } from './points-store.ts';
 import { reloadDatasetVectors } from './index-loader.ts';
 import type { SearchServices } from './search-services.ts';
 import { VectorIndexError } from './vectors/qdrant.ts';

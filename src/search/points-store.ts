@@ -16,9 +16,28 @@ export interface PointRow {
   payload: VectorPayload;
 }
 
+/** The channel a trigger on `search_points` notifies with a dataset id (migration SearchNotify). */
+export const SEARCH_CHANNEL = 'almanac_search';
+
+/** A stored point as replacePoints compares it; `stale`: a `contents` keyword document of another language. */
+interface StoredPoint {
+  index: IndexName;
+  id: string;
+  dataset_id: string;
+  resource_id: string | null;
+  chunk: number | null;
+  content_hash: string;
+  stale: boolean;
+}
+
+const pointKey = (p: { index: string; id: string }) => `${p.index}:${p.id}`;
+
 /**
  * Replaces the points of each of `datasetIds` with its documents (none for a dataset without any: a draft,
  * a deleted one); `contents` chunks also get a keyword document, so file text is found by keywords too.
+ * Only what changed is written: a reindex of an unchanged catalog rewrote every point (and its five index
+ * entries) before. Each dataset is still announced on the search channel, changed points or not: the
+ * other processes' followers reload its payload (who may see it, its tags) and its vectors from the rows.
  * Returns the ids per index the datasets had, to tell which ones the new documents dropped.
  */
 export async function replacePoints(
@@ -27,23 +46,47 @@ export async function replacePoints(
   docsByDataset: Map<string, SearchDocument[]>,
   language: string,
 ): Promise<Map<IndexName, Set<string>>> {
-  const deleted = await em.execute<Array<{ index: IndexName; id: string }>>(
-    'delete from search_points where dataset_id = any(?::uuid[]) returning index, id',
-    [pgArray(datasetIds)],
+  const stored = await em.execute<StoredPoint[]>(
+    `select index, id, dataset_id, resource_id, chunk, content_hash,
+            index = 'contents' and text_vector is distinct from to_tsvector(?::regconfig, unaccent(text)) as stale
+       from search_points where dataset_id = any(?::uuid[])`,
+    [language, pgArray(datasetIds)],
   );
   const previous = new Map<IndexName, Set<string>>();
-  for (const row of deleted) previous.set(row.index, (previous.get(row.index) ?? new Set()).add(row.id));
+  for (const row of stored) previous.set(row.index, (previous.get(row.index) ?? new Set()).add(row.id));
+  const storedByKey = new Map(stored.map((p) => [pointKey(p), p]));
+  const kept = new Set<string>();
   const rows = [...docsByDataset].flatMap(([datasetId, docs]) =>
-    docs.map((d) => ({
-      index: d.index,
-      id: d.id,
-      dataset_id: datasetId,
-      resource_id: d.resourceId,
-      chunk: d.chunk,
-      text: d.text,
-      hash: contentHash(d.text),
-    })),
+    docs.flatMap((d) => {
+      const row = {
+        index: d.index,
+        id: d.id,
+        dataset_id: datasetId,
+        resource_id: d.resourceId ?? null,
+        chunk: d.chunk ?? null,
+        text: d.text,
+        hash: contentHash(d.text),
+      };
+      const was = storedByKey.get(pointKey(row));
+      const same =
+        was !== undefined &&
+        !was.stale &&
+        was.dataset_id === row.dataset_id &&
+        was.resource_id === row.resource_id &&
+        was.chunk === row.chunk &&
+        was.content_hash === row.hash;
+      if (!same) return [row];
+      kept.add(pointKey(row));
+      return [];
+    }),
   );
+  const gone = stored.filter((p) => !kept.has(pointKey(p)));
+  if (gone.length > 0) {
+    await em.execute('delete from search_points where (index, id) in (select * from unnest(?::text[], ?::uuid[]))', [
+      pgArray(gone.map((p) => p.index)),
+      pgArray(gone.map((p) => p.id)),
+    ]);
+  }
   for (let i = 0; i < rows.length; i += 500) {
     await em.execute(
       `insert into search_points (index, id, dataset_id, resource_id, chunk, text, content_hash, updated_at, text_vector)
@@ -53,6 +96,10 @@ export async function replacePoints(
       [language, JSON.stringify(rows.slice(i, i + 500))],
     );
   }
+  // The trigger on search_points announces a dataset whose points were written; these are the others.
+  const written = new Set([...rows.map((r) => r.dataset_id), ...gone.map((p) => p.dataset_id)]);
+  const quiet = datasetIds.filter((id) => !written.has(id));
+  if (quiet.length > 0) await em.execute('select pg_notify(?, d::text) from unnest(?::uuid[]) as d', [SEARCH_CHANNEL, pgArray(quiet)]);
   return previous;
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../db.ts';
 import { contentHash, embedCached } from './embeddings/cache.ts';
-import { SEARCH_CHANNEL } from './index-follower.ts';
+import { SEARCH_CHANNEL } from './points-store.ts';
 import { reloadDatasetVectors } from './index-loader.ts';
 import { drainIndexOutbox, isIndexUnreachable, markIndexPending } from './index-outbox.ts';
 import type { SearchServices } from './search-services.ts';

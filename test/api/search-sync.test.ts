@@ -3,6 +3,8 @@ import { isProblem } from '../helpers/problem.ts';
 import { semanticEnv, startTestApp, until, vectorsCaughtUp, type TestApp } from '../helpers/app.ts';
 import type { Auth } from '../helpers/client.ts';
 import { settledPipeline } from '../helpers/pipeline.ts';
+import pg from 'pg';
+import { SEARCH_CHANNEL } from '../../src/search/points-store.ts';
 import { syncDatasetsSearch } from '../../src/search/sync.ts';
 import { embedBacklogPage } from '../../src/search/vector-backlog.ts';
 
@@ -246,6 +248,75 @@ test.serial('a resource is found through its columns and its file text, by keywo
   t.true(
     contents.body.results.every((p: { resourceId: string; text: string }) => p.resourceId === resourceId && /quillfeather/i.test(p.text)),
   );
+});
+
+test.serial('a sync writes only the points that changed, and still announces every dataset to the other processes', async (t) => {
+  const { orm, storage, config, search } = app.almanac.services;
+  const dataset = (await app.api.get(`${API}/packages/field-notebook`, admin)).body as { id: string; resources: Array<{ id: string }> };
+  const added = await app.api.post(
+    `${API}/packages/${dataset.id}/resources`,
+    { name: 'Station map', description: 'Where each station stands.', url: 'https://example.org/map.pdf' },
+    admin,
+  );
+  t.is(added.status, 201, added.text);
+  const [file, map] = [dataset.resources[0]!.id, added.body.id as string];
+  // A row's xmin is the transaction that wrote it: unchanged, the row was not written again.
+  const versions = async () =>
+    new Map(
+      (
+        await orm.em
+          .fork()
+          .execute<Array<{ key: string; xmin: string }>>(
+            `select index || ':' || coalesce(resource_id::text, id::text) || ':' || coalesce(chunk, -1) as key, xmin::text from search_points where dataset_id = ?`,
+            [dataset.id],
+          )
+      ).map((r) => [r.key, r.xmin]),
+    );
+  const announced: string[] = [];
+  const listener = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  await listener.connect();
+  t.teardown(() => listener.end());
+  listener.on('notification', (n) => announced.push(n.payload!));
+  await listener.query(`listen ${SEARCH_CHANNEL}`);
+  const sync = () => syncDatasetsSearch({ em: orm.em.fork(), storage, config, search }, [dataset.id]);
+
+  const before = await versions();
+  t.true(
+    [...before.keys()].some((k) => k.startsWith('contents:')),
+    'the file text has points',
+  );
+  await sync();
+  t.deepEqual(await versions(), before, 'nothing changed, nothing written');
+  await until('the unchanged dataset is announced', async () => announced.includes(dataset.id));
+
+  await orm.em.fork().execute(`update resources set description = 'Where each gauge stands.' where id = ?`, [map]);
+  await sync();
+  const after = await versions();
+  t.deepEqual(
+    [...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort(),
+    [...before.keys()].filter((k) => k.startsWith(`resources:${map}`)),
+    'only the changed resource’s point is written again',
+  );
+  t.regex((await app.api.get(`${API}/admin/search/doc/resources/${map}`, admin)).body.text, /each gauge stands/);
+
+  // A file text's keyword document made in another language (SEARCH_LANGUAGE changed, then a reindex) is written again.
+  await orm.em
+    .fork()
+    .execute(`update search_points set text_vector = to_tsvector('simple', text) where index = 'contents' and resource_id = ?`, [file]);
+  const stale = await versions();
+  await sync();
+  const rewritten = await versions();
+  t.true(
+    [...rewritten].filter(([k]) => k.startsWith('contents:')).every(([k, xmin]) => xmin !== stale.get(k)),
+    'every contents point written again',
+  );
+  const [{ same }] = await orm.em
+    .fork()
+    .execute<Array<{ same: boolean }>>(
+      `select bool_and(text_vector = to_tsvector(?::regconfig, unaccent(text))) as same from search_points where index = 'contents' and resource_id = ?`,
+      [config.search.language, file],
+    );
+  t.true(same);
 });
 
 test.serial('stats agree with the database; reindex-metadata rebuilds a vector index that lost points', async (t) => {
