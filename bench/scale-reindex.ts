@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 
 const BIN = fileURLToPath(new URL('../bin/almanac', import.meta.url));
 const WORKFLOW_ID = 'reindex-metadata';
@@ -22,6 +23,20 @@ export interface ReindexFigures {
   perSecond: number;
   /** Where it stopped before the end: at the time cap, or where the run before it had stopped. */
   stopped?: 'cap' | 'mark';
+  /** PostgreSQL's write-ahead log over the run, in MB: what it wrote (the datasets past a stop's count included). */
+  walMb: number;
+}
+
+/** The write-ahead log's position, in bytes. */
+async function walBytes(databaseUrl: string): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ at: string }>(`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`);
+    return Number(rows[0]!.at);
+  } finally {
+    await db.end();
+  }
 }
 
 /** Datasets done when the workflow's latest run started (0 for its first run), and when that was (ms since the epoch). */
@@ -59,6 +74,8 @@ export async function measureReindex(env: Record<string, string>, capMinutes: nu
       await new Promise((r) => setTimeout(r, 200));
     }
     const started = Date.now();
+    const walStart = await walBytes(env.DATABASE_URL!);
+    const walMb = async () => Math.round(((await walBytes(env.DATABASE_URL!)) - walStart) / 1e5) / 10;
     const handle = await client.workflow.start('reindexMetadataWorkflow', { taskQueue: 'almanac', workflowId: WORKFLOW_ID, args: [] });
     let cap: NodeJS.Timeout | undefined;
     let settled = false;
@@ -82,13 +99,18 @@ export async function measureReindex(env: Record<string, string>, capMinutes: nu
     });
     if (typeof outcome !== 'string') {
       const seconds = (Date.now() - started) / 1000;
-      return { datasets: outcome.datasets, seconds: +seconds.toFixed(1), perSecond: +(outcome.datasets / seconds).toFixed(1) };
+      return {
+        datasets: outcome.datasets,
+        seconds: +seconds.toFixed(1),
+        perSecond: +(outcome.datasets / seconds).toFixed(1),
+        walMb: await walMb(),
+      };
     }
     // Counted where the latest run began (every 2,000 datasets), timed to that moment.
     const { datasets, at } = await latestRun(client);
     await client.workflow.getHandle(WORKFLOW_ID).terminate(`bench scale: stopped at the ${outcome}`);
     const seconds = (at - started) / 1000;
-    return { datasets, seconds: +seconds.toFixed(1), perSecond: +(datasets / seconds).toFixed(1), stopped: outcome };
+    return { datasets, seconds: +seconds.toFixed(1), perSecond: +(datasets / seconds).toFixed(1), stopped: outcome, walMb: await walMb() };
   } finally {
     await connection.close();
     if (worker.exitCode === null) worker.kill('SIGTERM');

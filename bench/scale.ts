@@ -321,7 +321,7 @@ export async function benchScale(total: number) {
       );
       reindex.push(figures);
       console.log(
-        `scale reindex ${run}: ${figures.datasets} datasets in ${figures.seconds} s, ${figures.perSecond} a second (${figures.stopped === 'cap' ? `stopped at the ${cap}-minute cap` : figures.stopped === 'mark' ? 'the same datasets as the run before, now cached' : 'the whole catalog'}; one worker, ${qdrant ? 'Qdrant' : 'the embedded index'})`,
+        `scale reindex ${run}: ${figures.datasets} datasets in ${figures.seconds} s, ${figures.perSecond} a second (${figures.stopped === 'cap' ? `stopped at the ${cap}-minute cap` : figures.stopped === 'mark' ? 'the same datasets as the run before, now cached' : 'the whole catalog'}; one worker, ${qdrant ? 'Qdrant' : 'the embedded index'}; ${figures.walMb} MB of WAL)`,
       );
     }
     const qdrantRss = qdrant ? await rssMb(qdrant.pid) : undefined;

@@ -280,13 +280,17 @@ test.serial('a sync writes only the points that changed, and still announces eve
   await listener.query(`listen ${SEARCH_CHANNEL}`);
   const sync = () => syncDatasetsSearch({ em: orm.em.fork(), storage, config, search }, [dataset.id]);
 
+  const rowVersion = async () =>
+    (await orm.em.fork().execute<Array<{ xmin: string }>>('select xmin::text from datasets where id = ?', [dataset.id]))[0]!.xmin;
   const before = await versions();
+  const rowBefore = await rowVersion();
   t.true(
     [...before.keys()].some((k) => k.startsWith('contents:')),
     'the file text has points',
   );
   await sync();
   t.deepEqual(await versions(), before, 'nothing changed, nothing written');
+  t.is(await rowVersion(), rowBefore, 'nor the keyword document, in the dataset’s row');
   await until('the unchanged dataset is announced', async () => announced.includes(dataset.id));
 
   await orm.em.fork().execute(`update resources set description = 'Where each gauge stands.' where id = ?`, [map]);
@@ -297,6 +301,7 @@ test.serial('a sync writes only the points that changed, and still announces eve
     [...before.keys()].filter((k) => k.startsWith(`resources:${map}`)),
     'only the changed resource’s point is written again',
   );
+  t.not(await rowVersion(), rowBefore, 'and the keyword document, which holds resource descriptions');
   t.regex((await app.api.get(`${API}/admin/search/doc/resources/${map}`, admin)).body.text, /each gauge stands/);
 
   // A file text's keyword document made in another language (SEARCH_LANGUAGE changed, then a reindex) is written again.
