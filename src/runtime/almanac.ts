@@ -86,10 +86,10 @@ export async function startAlmanac(config: Config, log: Logger, opts: StartOptio
     const server = http.createServer(createHttpApp(services).callback());
     // Receive deadlines are per route (src/http/middleware/request-deadlines.ts): Node's one deadline would cut long uploads.
     server.requestTimeout = 0;
-    // A balancer keeps idle connections to each process and sends on them later; if this process closed one
-    // as a request arrived, the balancer could neither answer nor retry it (it may have been a write), and
-    // haproxy then drops the client's connection. So idle connections are left to the balancer to close:
-    // this outlasts haproxy's idle pool and the 60 s that cloud balancers keep them (Node's default is 5 s).
+    // A balancer that keeps idle connections to each process sends on them later; if this process closed one
+    // as a request arrived, the balancer could neither answer nor retry it (it may have been a write). So idle
+    // connections are left to the balancer to close: this outlasts the 60 s that cloud balancers keep them
+    // (Node's default is 5 s). deploy/haproxy.cfg keeps none (a connection per request).
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     // Node's advice: a header deadline longer than the keep-alive one, or a reused connection can be cut.
     server.headersTimeout = KEEP_ALIVE_MS + 1000;
