@@ -38,7 +38,8 @@ const pointKey = (p: { index: string; id: string }) => `${p.index}:${p.id}`;
  * Only what changed is written: a reindex of an unchanged catalog rewrote every point (and its five index
  * entries) before. Each dataset is still announced on the search channel, changed points or not: the
  * other processes' followers reload its payload (who may see it, its tags) and its vectors from the rows.
- * Returns the ids per index the datasets had, to tell which ones the new documents dropped.
+ * Returns the ids per index that were deleted or written again: their old vectors are the ones to drop
+ * (an unchanged point keeps its vector, which is its text's).
  */
 export async function replacePoints(
   em: EntityManager,
@@ -52,8 +53,6 @@ export async function replacePoints(
        from search_points where dataset_id = any(?::uuid[])`,
     [language, pgArray(datasetIds)],
   );
-  const previous = new Map<IndexName, Set<string>>();
-  for (const row of stored) previous.set(row.index, (previous.get(row.index) ?? new Set()).add(row.id));
   const storedByKey = new Map(stored.map((p) => [pointKey(p), p]));
   const kept = new Set<string>();
   const rows = [...docsByDataset].flatMap(([datasetId, docs]) =>
@@ -81,6 +80,8 @@ export async function replacePoints(
     }),
   );
   const gone = stored.filter((p) => !kept.has(pointKey(p)));
+  const previous = new Map<IndexName, Set<string>>();
+  for (const row of gone) previous.set(row.index, (previous.get(row.index) ?? new Set()).add(row.id));
   if (gone.length > 0) {
     await em.execute('delete from search_points where (index, id) in (select * from unnest(?::text[], ?::uuid[]))', [
       pgArray(gone.map((p) => p.index)),

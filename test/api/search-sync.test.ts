@@ -291,6 +291,10 @@ test.serial('a sync writes only the points that changed, and still announces eve
   await sync();
   t.deepEqual(await versions(), before, 'nothing changed, nothing written');
   t.is(await rowVersion(), rowBefore, 'nor the keyword document, in the dataset’s row');
+  // A sync that leaves embedding for later drops only the vectors of points it deleted or wrote again: the
+  // unchanged ones stay in this process's index, not gone until its follower loads them back.
+  await syncDatasetsSearch({ em: orm.em.fork(), storage, config, search }, [dataset.id], { embed: 'later' });
+  t.truthy(await search.vectors.get('resources', map), 'the unchanged resource point keeps its vector');
   await until('the unchanged dataset is announced', async () => announced.includes(dataset.id));
 
   await orm.em.fork().execute(`update resources set description = 'Where each gauge stands.' where id = ?`, [map]);
