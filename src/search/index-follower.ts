@@ -16,34 +16,44 @@ const RELOAD_BATCH = 100;
  */
 export function followIndexChanges(orm: MikroORM, search: SearchServices): { stop(): Promise<void> } {
   const pending = new Set<string>();
-  let draining = false;
+  let draining: Promise<void> | undefined;
+  let stopped = false;
 
   const drain = async () => {
-    if (draining) return;
-    draining = true;
-    try {
-      while (pending.size > 0) {
-        const datasetIds = [...pending].slice(0, RELOAD_BATCH);
-        datasetIds.forEach((id) => pending.delete(id));
-        await reloadDatasetVectors(orm.em.fork(), search, datasetIds).catch((err) =>
-          search.log.warn({ err, datasetIds }, 'reloading datasets into the vector index failed'),
-        );
-      }
-    } finally {
-      draining = false;
+    while (pending.size > 0 && !stopped) {
+      const datasetIds = [...pending].slice(0, RELOAD_BATCH);
+      datasetIds.forEach((id) => pending.delete(id));
+      await reloadDatasetVectors(orm.em.fork(), search, datasetIds).catch((err) =>
+        search.log.warn({ err, datasetIds }, 'reloading datasets into the vector index failed'),
+      );
     }
   };
 
-  return listenToChannel(
+  const kick = () => {
+    draining ??= drain().finally(() => {
+      draining = undefined;
+      if (pending.size > 0 && !stopped) kick();
+    });
+  };
+
+  const listening = listenToChannel(
     orm.config.get('clientUrl')!,
     SEARCH_CHANNEL,
     {
       onNotify: (datasetId) => {
         pending.add(datasetId);
-        void drain();
+        kick();
       },
       lostMessage: 'the search change listener lost its connection; reconnecting',
     },
     search.log,
   );
+  return {
+    // The reload in flight ends before the vector index and the database it reads close after this.
+    async stop() {
+      stopped = true;
+      await listening.stop();
+      await draining;
+    },
+  };
 }
