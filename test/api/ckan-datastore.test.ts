@@ -197,6 +197,17 @@ test.serial('q: every word starting a word somewhere in the row, ranked by match
   t.deepEqual(apiRows(asText), await duckRows(`SELECT _id FROM d WHERE city = 'Quito' ORDER BY _id`));
 });
 
+test.serial('q that is no JSON dict is text to search, as CKAN reads it: "{alpha" finds what "alpha" finds', async (t) => {
+  const plain = await search({ q: 'alpha', limit: 1000 });
+  t.true(plain.records.length > 0);
+  for (const q of ['{alpha', '{alpha} ']) t.deepEqual(apiRows(await search({ q, limit: 1000 })), apiRows(plain), q);
+  const byField = await search({ q: '{"name": "alpha"}', limit: 1000 });
+  t.true(
+    byField.fields.some((f: { id: string }) => f.id === 'rank name'),
+    'JSON text of a dict is still a dict',
+  );
+});
+
 test.serial('include_total: false leaves the total out; a filtered total counts every matching row, not the page', async (t) => {
   const without = await search({ include_total: false, limit: 2 });
   t.false('total' in without);

@@ -153,6 +153,17 @@ test('package_update replaces: a field left out is cleared; resources matched by
   t.is((await show('pw-replace')).title, 'New title');
 });
 
+test('package_update keeps what CKAN keeps when left out: a private dataset stays private, its name stays', async (t) => {
+  const created = resultOf(await post('package_create', { ...fullDict('pw-kept'), private: true }));
+  t.true(created.private);
+  // A script's update by id with the fields it cares about; `private` and `name` left out, as CKAN allows.
+  const updated = resultOf(await post('package_update', { id: created.id, owner_org: 'pw-org', license_id: 'cc-by', title: 'Retitled' }));
+  t.like(updated, { name: 'pw-kept', private: true, title: 'Retitled', notes: null });
+  t.is((await ckanGet(app.api, 'package_show', { id: created.id })).status, 404, 'still hidden from the public');
+  // Sent, they change.
+  t.false(resultOf(await post('package_update', { ...updated, private: false })).private);
+});
+
 test('package_patch changes the given keys only; package_revise matches, filters and merges as CKAN', async (t) => {
   resultOf(await post('package_create', fullDict('pw-patch')));
   const patched = resultOf(await post('package_patch', { id: 'pw-patch', title: 'Patched', extras: [{ key: 'only', value: 'one' }] }));

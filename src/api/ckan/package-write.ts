@@ -141,13 +141,15 @@ async function writeResources(ctx: DomainContext, actor: Actor, datasetId: strin
 
 /**
  * package_update's write of `dict` over the dataset `loaded`: its fields all replaced (one left out is
- * cleared), but `owner_org`, `tags`, `groups`, `extras` and `resources` are kept when left out, as CKAN
- * 2.10 keeps resources. `state: "active"` publishes a draft; an active dataset does not go back.
+ * cleared), but `name`, `private`, `owner_org`, `tags`, `groups`, `extras` and `resources` are kept when
+ * left out, as CKAN 2.10 keeps them. `state: "active"` publishes a draft; an active dataset does not go back.
  */
 export async function writeDataset(ctx: DomainContext, actor: Actor, loaded: CatalogDataset, sent: Dict): Promise<Dict> {
   const before = packageDict(loaded) as unknown as Dict;
   const dict: Dict = { ...sent };
-  for (const key of ['owner_org', 'groups', 'extras'] as const) if (!(key in dict)) dict[key] = before[key];
+  // CKAN clears a left-out column only where its model says `remove_if_not_provided` (ckan/model/package.py):
+  // `name` and `private` are not among them, so a script that leaves `private` out never publishes a private dataset.
+  for (const key of ['name', 'private', 'owner_org', 'groups', 'extras'] as const) if (!(key in dict)) dict[key] = before[key];
   if (!('tags' in dict) && !('tag_string' in dict)) dict.tags = before.tags;
   if (!('owner_org' in sent) && 'organization' in sent) delete dict.owner_org;
   const state = dict.state ?? loaded.dataset.state;

@@ -66,11 +66,28 @@ function textMatch(doc: string, words: string[]): { where: string; rank: string 
   };
 }
 
-function literal(value: unknown, column: ColumnSchema | undefined, path: string, shown: string): string {
+/**
+ * A column of the view, qualified: DuckDB resolves a bare name in ORDER BY to an output alias first, and
+ * the page's outputs are named `c0`…, `t` and `k`, so a data column of one of those names sorted by the
+ * output instead.
+ */
+const column = (name: string) => `data.${sqlIdentifier(name)}`;
+
+function literal(value: unknown, schema: ColumnSchema | undefined, path: string, shown: string): string {
   // PostgreSQL compares a text column with the text of the value (CKAN makes it str(value) for them).
-  if (column?.type === 'string' && value !== null && typeof value !== 'object') return sqlString(String(value));
+  if (schema?.type === 'string' && value !== null && typeof value !== 'object') return sqlString(String(value));
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  // Text for a number column must be that number exactly, as PostgreSQL reads it: DuckDB would round "43.5"
+  // to the integer 44 and match another row.
+  if (typeof value === 'string' && schema?.type === 'integer') {
+    if (!/^\s*[+-]?\d+\s*$/.test(value)) throw invalid(path, shown);
+    return value.trim();
+  }
+  if (typeof value === 'string' && schema?.type === 'float') {
+    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) throw invalid(path, shown);
+    return `${value.trim()}::DOUBLE`;
+  }
   if (typeof value === 'string') return sqlString(value);
   throw invalid(path, shown);
 }
@@ -94,32 +111,32 @@ export function planDatastoreSearch(columns: ColumnSchema[], query: DatastoreQue
   const ranks: Output[] = [];
 
   for (const [field, value] of Object.entries(query.filters ?? {})) {
-    const column = fieldOf(field);
-    if (!column) throw invalid('filters', field);
+    const schema = fieldOf(field);
+    if (!schema) throw invalid('filters', field);
     const values = Array.isArray(value) ? value : [value];
     // `= NULL` is never true in PostgreSQL: a null filter value matches no row there either.
     const kept = values.filter((v) => v !== null);
-    const literals = kept.map((v) => literal(v, column, 'filters', field));
-    where.push(literals.length === 0 ? 'false' : `${sqlIdentifier(field)} IN (${literals.join(', ')})`);
+    const literals = kept.map((v) => literal(v, schema, 'filters', field));
+    where.push(literals.length === 0 ? 'false' : `${column(field)} IN (${literals.join(', ')})`);
   }
 
   if (typeof query.q === 'string') {
-    const doc = `lower(concat_ws(' ', ${columns.map((c) => `CAST(${sqlIdentifier(c.name)} AS VARCHAR)`).join(', ') || "''"}))`;
+    const doc = `lower(concat_ws(' ', ${columns.map((c) => `CAST(${column(c.name)} AS VARCHAR)`).join(', ') || "''"}))`;
     const match = textMatch(doc, searchWords(query.q));
     where.push(match.where);
     ranks.push({ id: 'rank', sql: match.rank, type: 'float' });
   } else if (query.q) {
     for (const [field, value] of Object.entries(query.q)) {
       if (!byName.has(field) || typeof value !== 'string') throw invalid('q', field);
-      const match = textMatch(`lower(CAST(${sqlIdentifier(field)} AS VARCHAR))`, searchWords(value));
+      const match = textMatch(`lower(CAST(${column(field)} AS VARCHAR))`, searchWords(value));
       where.push(match.where);
       ranks.push({ id: `rank ${field}`, sql: match.rank, type: 'float' });
     }
   }
 
   const all: Output[] = [
-    { id: '_id', sql: '"_id"', type: 'int' },
-    ...columns.map((c) => ({ id: c.name, sql: sqlIdentifier(c.name) })),
+    { id: '_id', sql: column('_id'), type: 'int' },
+    ...columns.map((c) => ({ id: c.name, sql: column(c.name) })),
     ...ranks,
   ];
   const known = new Map(all.map((o) => [o.id, o]));
@@ -165,22 +182,24 @@ export function planDatastoreSearch(columns: ColumnSchema[], query: DatastoreQue
   const pageWhere = [...(filter ? [filter] : [])];
   let offset = query.offset;
   if (byId && query.after !== undefined) {
-    pageWhere.push(`"_id" > ${query.after}`);
+    pageWhere.push(`${column('_id')} > ${query.after}`);
     offset = 0;
   } else if (byId && !filter) {
     // Row numbers have no gaps: the rows after `offset` are those with a greater `_id`, found without reading the ones before.
-    pageWhere.push(`"_id" > ${query.offset}`);
+    pageWhere.push(`${column('_id')} > ${query.offset}`);
     offset = 0;
   }
   // `_id` order is the preview's own order: DuckDB keeps a query's rows in scan order when it has no
   // ORDER BY (preserve_insertion_order, on in the sandbox), and a LIMIT then stops the scan early where
   // sorting by `_id` would read the whole file first (bench datastore: 99 → 11 ms for a first page).
-  const order = byId ? '' : ` ORDER BY ${[...sorts.map(({ output, order }) => `${output.sql} ${order}`), '"_id" ASC'].join(', ')}`;
+  const order = byId
+    ? ''
+    : ` ORDER BY ${[...sorts.map(({ output, order }) => `${output.sql} ${order}`), `${column('_id')} ASC`].join(', ')}`;
   return {
     outputs,
     keyset: byId,
     pageSql:
-      `SELECT ${[...select, ...(query.includeTotal && !knownTotal ? [`${count} AS "t"`] : []), ...(byId ? ['"_id" AS "k"'] : [])].join(', ')}` +
+      `SELECT ${[...select, ...(query.includeTotal && !knownTotal ? [`${count} AS "t"`] : []), ...(byId ? [`${column('_id')} AS "k"`] : [])].join(', ')}` +
       ` FROM data${pageWhere.length ? ` WHERE ${pageWhere.join(' AND ')}` : ''}${order} ${limit}` +
       (offset ? ` OFFSET ${offset}` : ''),
     countSql: `SELECT ${count} AS "t"`,

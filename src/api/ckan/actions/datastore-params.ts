@@ -27,13 +27,22 @@ function dict(params: ActionParams, key: string, fail: Fail): Record<string, unk
   return value as Record<string, unknown>;
 }
 
-/** CKAN's unicode_or_json_validator: text, or a dict (JSON text starting with `{` in a GET). */
-function textOrDict(params: ActionParams, key: string, fail: Fail): string | Record<string, unknown> | undefined {
+/**
+ * CKAN's unicode_or_json_validator: a dict (as sent, or as JSON text of one in a GET), else the text as
+ * it is: `{2020} budget` is a search for those words, not malformed JSON.
+ */
+function textOrDict(params: ActionParams, key: string): string | Record<string, unknown> | undefined {
   const value = params.raw[key];
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   const text = params.string(key);
   if (text === undefined || text === '') return undefined;
-  return text.trim().startsWith('{') ? dict(params, key, fail) : text;
+  if (!text.trim().startsWith('{')) return text;
+  try {
+    const parsed = parseJsonText(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : text;
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -55,7 +64,7 @@ export function readDatastoreQuery(params: ActionParams) {
     errors.push({ path, message });
     return undefined;
   };
-  const q = textOrDict(params, 'q', fail);
+  const q = textOrDict(params, 'q');
   const filters = dict(params, 'filters', fail);
   const plain = params.bool('plain');
   const language = params.string('language');
