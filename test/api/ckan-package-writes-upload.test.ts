@@ -18,7 +18,7 @@ let datasetId: string;
 test.before(async () => {
   // The idle cut at 2 s, not 1: on a loaded machine (the suite beside a benchmark) the slow upload's 100 ms
   // gaps once stretched past 1 s and were cut; the stalled upload below is quiet for 4 s.
-  app = await startTestApp({ REQUEST_TIMEOUT: '2s', UPLOAD_IDLE_TIMEOUT: '2s' });
+  app = await startTestApp({ REQUEST_TIMEOUT: '2s', UPLOAD_IDLE_TIMEOUT: '2s', UPLOAD_MAX_BYTES: '24MB' });
   const org = await app.api.post('/api/v1/organizations', { name: 'up-org' }, app.sysadmin);
   if (org.status !== 201) throw new Error(org.text);
   datasetId = resultOf(
@@ -120,4 +120,31 @@ test('form fields larger than the body limit together are refused, whatever each
   form.set('package_id', datasetId);
   for (let i = 0; i < 3; i++) form.set(`field_${i}`, 'x'.repeat(600_000));
   await refusedAsTooLarge(t, form);
+});
+
+test('resource_update with a file that cannot be stored leaves the resource as it was, a link still', async (t) => {
+  const link = resultOf(
+    await ckanPost(
+      app.api,
+      'resource_create',
+      { package_id: datasetId, name: 'kept', url: 'https://files.example/kept.csv' },
+      app.sysadmin,
+    ),
+  );
+  const form = new FormData();
+  form.set('id', link.id);
+  form.set('name', 'replaced');
+  // Past the upload limit (24 MB here), which is known only once that many bytes have come.
+  form.set('upload', new Blob([Buffer.alloc(24 * 1024 * 1024 + 4096, 1)], { type: 'text/csv' }), 'big.csv');
+  const res = await fetch(`${app.url}${ACTION}/resource_update`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: app.adminToken },
+  });
+  t.is(res.status, 413, await res.text());
+  t.like(resultOf(await ckanGet(app.api, 'resource_show', { id: link.id }, app.sysadmin)), {
+    name: 'kept',
+    url: 'https://files.example/kept.csv',
+  });
+  t.not(resultOf(await ckanGet(app.api, 'resource_show', { id: link.id }, app.sysadmin)).url_type, 'upload');
 });

@@ -135,6 +135,45 @@ async function storeStream(
   return measured.result();
 }
 
+/** A file's bytes stored under a key of their own, not yet the resource's file (completeReceivedUpload makes them so). */
+export interface ReceivedUpload {
+  key: string;
+  filename?: string;
+  contentType?: string;
+  size: number;
+  hash: string;
+}
+
+/**
+ * Streams a file sent through the API into a new file key of `resourceId`, checked against the upload
+ * limit: nothing about the resource changes, so a caller may store the bytes before it writes anything
+ * else (resource_update with a file), and a file that cannot be stored has changed nothing.
+ */
+export async function receiveUpload(
+  ctx: DomainContext,
+  resourceId: string,
+  body: Readable,
+  meta: { contentType?: string; contentLength?: number; filename?: string },
+): Promise<ReceivedUpload> {
+  const max = ctx.config.uploads.maxBytes;
+  try {
+    assertUsableFilename(meta.filename, 'filename');
+    if (meta.contentLength !== undefined && meta.contentLength > max) throw uploadTooLarge(max);
+  } catch (err) {
+    body.resume(); // answer now, without waiting for a body nobody will store
+    throw err;
+  }
+  const key = fileKey(resourceId, newSession());
+  const { size, hash } = await storeStream(ctx, key, body, meta.contentType, max);
+  return { key, filename: meta.filename, contentType: meta.contentType, size, hash };
+}
+
+async function promoteReceived(ctx: DomainContext, resource: Resource, received: ReceivedUpload) {
+  const { key, filename, contentType, size, hash } = received;
+  await promote(ctx, resource.id, { key, filename, contentType, at: new Date().toISOString() }, { size, hash }, null);
+  return startPipelineAndPresent(ctx, resource);
+}
+
 /** POST /resources/{id}/upload: the bytes through the API into a session of their own, then completed at once. */
 export async function uploadThroughApi(
   ctx: DomainContext,
@@ -144,24 +183,13 @@ export async function uploadThroughApi(
   meta: { contentType?: string; contentLength?: number; filename?: string },
 ) {
   const { resource } = await loadUploadResource(ctx, actor, id);
-  const max = ctx.config.uploads.maxBytes;
-  try {
-    assertUsableFilename(meta.filename, 'filename');
-    if (meta.contentLength !== undefined && meta.contentLength > max) throw uploadTooLarge(max);
-  } catch (err) {
-    body.resume(); // answer now, without waiting for a body nobody will store
-    throw err;
-  }
-  const key = fileKey(resource.id, newSession());
-  const { size, hash } = await storeStream(ctx, key, body, meta.contentType, max);
-  const file: CompletedUpload & { key: string } = {
-    key,
-    filename: meta.filename,
-    contentType: meta.contentType,
-    at: new Date().toISOString(),
-  };
-  await promote(ctx, resource.id, file, { size, hash }, null);
-  return startPipelineAndPresent(ctx, resource);
+  return promoteReceived(ctx, resource, await receiveUpload(ctx, resource.id, body, meta));
+}
+
+/** Bytes received earlier (receiveUpload) become the file of an upload resource the actor may edit, and the pipeline runs. */
+export async function completeReceivedUpload(ctx: DomainContext, actor: Actor, id: string, received: ReceivedUpload) {
+  const { resource } = await loadUploadResource(ctx, actor, id);
+  return promoteReceived(ctx, resource, received);
 }
 
 /**

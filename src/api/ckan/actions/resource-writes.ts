@@ -11,7 +11,7 @@ import {
   reorderResources,
   replaceResource,
 } from '../../../domain/resources/resources.ts';
-import { uploadThroughApi } from '../../../domain/resources/uploads.ts';
+import { completeReceivedUpload, loadEditableResource, receiveUpload, uploadThroughApi } from '../../../domain/resources/uploads.ts';
 import { ResourceBody } from '../../v1/packages/schema.ts';
 import type { ActionFile } from '../multipart.ts';
 import { resourceDict } from '../package-dict.ts';
@@ -67,12 +67,27 @@ const resourceCreate: Action = {
   },
 };
 
-/** resource_update's write: `dict` replaces the resource (a field left out is cleared), then the file if one came. */
+/**
+ * resource_update's write: `dict` replaces the resource (a field left out is cleared), with the file if
+ * one came. The bytes are stored first, once the actor may change the resource: a file that cannot be
+ * stored (past the limit, a client gone) leaves the resource as it was, as CKAN's one transaction does.
+ */
 async function updateResource(ctx: DomainContext, actor: Actor, id: string, dict: Dict, file: ActionFile | undefined) {
   const { resource, dataset } = await loadVisibleResource(ctx, actor, id);
   const input = await resourceInput(ctx, orgIdOf(dataset), dict, !!file || staysUpload(dict, resource));
-  await replaceResource(ctx, actor, resource.id, input);
-  if (file) await store(ctx, actor, resource.id, file);
+  if (!file) {
+    await replaceResource(ctx, actor, resource.id, input);
+    return freshResource(ctx, resource.id);
+  }
+  await loadEditableResource(ctx, actor, resource.id);
+  const received = await receiveUpload(ctx, resource.id, file.stream, { contentType: file.contentType, filename: file.filename });
+  try {
+    await replaceResource(ctx, actor, resource.id, input);
+  } catch (err) {
+    await ctx.storage.remove(received.key).catch(() => undefined);
+    throw err;
+  }
+  await completeReceivedUpload(ctx, actor, resource.id, received);
   return freshResource(ctx, resource.id);
 }
 
