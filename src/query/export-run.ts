@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { blobColumnBytes } from './blob-column.ts';
 import { cleanDuckDbMessage } from '../tabular/duckdb-session.ts';
 import type { ExportFormat } from './export-formats.ts';
-import { copyTo, csvSelectList, xlsxHeaderRow, xlsxRowSelect, type ExportColumn } from './export-sql.ts';
+import { copyTo, csvSelectList, jsonSelectList, xlsxHeaderRow, xlsxRowSelect, type ExportColumn } from './export-sql.ts';
 import { refillSpares } from './fresh-instances.ts';
 import {
   checkedSelect,
@@ -130,7 +130,7 @@ async function write(connection: DuckDBConnection, job: ExportJob, columns: Expo
         copyTo(`SELECT ${csvSelectList(columns)} FROM ${source}`, job.fifo, "FORMAT csv, HEADER true, NEW_LINE '\\r\\n'"),
       );
     case 'json':
-      return copyRows(connection, copyTo(`SELECT * FROM ${source}`, job.fifo, 'FORMAT json'));
+      return copyRows(connection, copyTo(`SELECT ${jsonSelectList(columns)} FROM ${source}`, job.fifo, 'FORMAT json'));
     case 'parquet':
       // The preview's own column types, as DuckDB's Parquet writer maps them.
       return copyRows(connection, copyTo(`SELECT * FROM ${source}`, job.fifo, 'FORMAT parquet'));

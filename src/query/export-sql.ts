@@ -31,6 +31,27 @@ export function csvSelectList(columns: ExportColumn[]): string {
     .join(', ');
 }
 
+/**
+ * JSON lines with values as the query's JSON answer gives them (json-values.ts): NaN and the infinities
+ * as text (DuckDB writes them bare, which is no JSON: JSON.parse refuses the line), timestamps in ISO 8601.
+ * JSON-typed columns are written as they are.
+ */
+export function jsonSelectList(columns: ExportColumn[]): string {
+  return columns
+    .map(({ name, type }) => {
+      const c = sqlIdentifier(name);
+      if (type === 'DOUBLE' || type === 'FLOAT') {
+        return `CASE WHEN ${c} IS NULL OR isfinite(${c}) THEN to_json(${c}) WHEN isnan(${c}) THEN to_json('NaN') WHEN ${c} > 0 THEN to_json('Infinity') ELSE to_json('-Infinity') END AS ${c}`;
+      }
+      if (/^TIMESTAMP(_S|_MS|_NS)?$/.test(type)) return `regexp_replace(${c}::VARCHAR, '^(-?\\d{4,}-\\d\\d-\\d\\d) ', '\\1T') AS ${c}`;
+      if (type === 'TIMESTAMP WITH TIME ZONE') {
+        return `regexp_replace(regexp_replace(regexp_replace(${c}::VARCHAR, '^(-?\\d{4,}-\\d\\d-\\d\\d) ', '\\1T'), '([+-]\\d\\d)$', '\\1:00'), '[+-]00:00$', 'Z') AS ${c}`;
+      }
+      return c;
+    })
+    .join(', ');
+}
+
 /** What needs escaping in XML text: markup, characters XML 1.0 cannot hold, line breaks and tabs. */
 const NEEDS_ESCAPING = '[&<>\\x00-\\x1F\\x{FFFE}\\x{FFFF}]';
 

@@ -223,6 +223,20 @@ test('organization_delete soft-deletes as REST does: gone for everyone but sysad
   t.is(resultOf(await ckanGet(app.api, 'organization_show', { id: org.name })).state, 'active');
 });
 
+test('organization_delete is refused while the organization holds a dataset that is not deleted, drafts included, as CKAN refuses it', async (t) => {
+  const org = await orgWithRoles(t);
+  const draft = resultOf(
+    await ckanPost(app.api, 'package_create', { name: `${org.name}-draft`, owner_org: org.name, state: 'draft' }, app.sysadmin),
+  );
+  const refused = await ckanPost(app.api, 'organization_delete', { id: org.name }, who.admin);
+  isCkanError(t, refused, 409, 'Validation Error');
+  t.is(refused.body.error.message, 'Organization cannot be deleted while it still has datasets');
+  t.is(resultOf(await ckanGet(app.api, 'organization_show', { id: org.name })).state, 'active');
+  // A deleted dataset does not hold it.
+  t.is(resultOf(await ckanPost(app.api, 'package_delete', { id: draft.id }, app.sysadmin)), null);
+  t.is((await ckanPost(app.api, 'organization_delete', { id: org.name }, who.admin)).status, 200);
+});
+
 test('organization_update with users replaces the member list; organization_show gives users to members only', async (t) => {
   const org = await orgWithRoles(t);
   const shown = resultOf(await ckanGet(app.api, 'organization_show', { id: org.name }, who.member));

@@ -88,6 +88,21 @@ export async function softDeleteGroup(ctx: DomainContext, actor: Actor, kind: Gr
 }
 
 /**
+ * CKAN's organization_delete (ckan/logic/action/delete.py): refused while the organization still holds a
+ * dataset that is not deleted, drafts included, where REST's DELETE hides them with it. Asked only of
+ * someone who may delete it.
+ */
+export async function softDeleteEmptyOrganization(ctx: DomainContext, actor: Actor, nameOrId: string) {
+  const { group, subject } = await loadVisibleGroup(ctx, actor, 'organization', nameOrId);
+  authorize(actor, 'group:delete', subject);
+  const [held] = await ctx.em.execute<{ id: string }[]>(`select id from datasets where owner_org_id = ? and state <> 'deleted' limit 1`, [
+    group.id,
+  ]);
+  if (held) throw conflict('Organization cannot be deleted while it still has datasets');
+  await softDeleteGroup(ctx, actor, 'organization', group.id);
+}
+
+/**
  * Restore and purge are sysadmin-only whatever the group: the rule is decided before the lookup, so
  * anyone else gets 401/403 (not the 404 a deleted group shows them) and learns nothing about what exists.
  */

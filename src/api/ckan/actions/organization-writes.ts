@@ -1,4 +1,4 @@
-import { createGroup, getGroup, replaceGroup, softDeleteGroup } from '../../../domain/groups/groups.ts';
+import { createGroup, getGroup, replaceGroup, softDeleteEmptyOrganization, softDeleteGroup } from '../../../domain/groups/groups.ts';
 import { replaceMembers } from '../../../domain/groups/member-sets.ts';
 import type { GroupKind } from '../../../entities/index.ts';
 import { required, type Action, type ActionCall } from './action.ts';
@@ -60,7 +60,8 @@ async function groupUpdate(kind: GroupKind, call: ActionCall, mode: 'update' | '
 async function groupDelete(kind: GroupKind, { domain, actor, params }: ActionCall) {
   const id = required(params, 'id');
   params.check();
-  await softDeleteGroup(domain, actor, kind, id);
+  if (kind === 'organization') await softDeleteEmptyOrganization(domain, actor, id);
+  else await softDeleteGroup(domain, actor, kind, id);
   return null;
 }
 
