@@ -148,3 +148,17 @@ test('resource_update with a file that cannot be stored leaves the resource as i
   });
   t.not(resultOf(await ckanGet(app.api, 'resource_show', { id: link.id }, app.sysadmin)).url_type, 'upload');
 });
+
+test('package_revise with a file for a new resource is refused, naming it, and changes nothing; it never succeeds without the file', async (t) => {
+  const form = new FormData();
+  form.set('match__name', 'up-data');
+  form.set('update__title', 'Revised');
+  form.set('update__resources__extend', '[{"name": "attached"}]');
+  form.set('update__resources__-1__upload', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'new.csv');
+  const res = await fetch(`${app.url}${ACTION}/package_revise`, { method: 'POST', body: form, headers: { Authorization: app.adminToken } });
+  const body = await res.json();
+  t.is(res.status, 409, JSON.stringify(body));
+  t.is(body.error.__type, 'Validation Error');
+  t.truthy(body.error['update__resources__-1__upload']);
+  t.not(resultOf(await ckanGet(app.api, 'package_show', { id: 'up-data' }, app.sysadmin)).title, 'Revised');
+});

@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { invalidMultipart, payloadTooLarge } from '../../domain/errors.ts';
+import { invalidMultipart, payloadTooLarge, validationFailed } from '../../domain/errors.ts';
 
 /** A file sent with an action (`upload`, as ckanapi sends `files={'upload': f}`): read as it arrives. */
 export interface ActionFile {
@@ -24,7 +24,7 @@ const LIMITS = { fields: 1_000, fieldSize: 1 << 20, parts: 1_100 };
 /**
  * The fields of a `multipart/form-data` action call and its `upload` file, as a stream that is never
  * buffered: CKAN's clients send the fields first, so the parameters are whole when the file begins (a
- * field after the file is not read). Any other file part is skipped.
+ * field after the file is not read). A file for package_revise's keys (`…__upload`) is refused; any other file part is skipped.
  */
 export function readMultipart(
   ctx: Context,
@@ -64,6 +64,18 @@ export function readMultipart(
       // A connection that closes mid-file errors the file stream: its reader hears it, and a file no one
       // reads (skipped, or left by an action that refused the call first) must not crash the process.
       stream.on('error', () => undefined);
+      // package_revise's form for a new resource's file (`update__resources__0__upload`): not taken here, and
+      // said so, rather than a call that succeeds without its file.
+      if (!settled && name.endsWith('__upload')) {
+        settled = true;
+        stream.resume();
+        return reject(
+          validationFailed(
+            [{ path: name, message: 'A file is taken only as "upload", by resource_create, resource_update and resource_patch' }],
+            'This call cannot take a file.',
+          ),
+        );
+      }
       if (settled || name !== 'upload') return stream.resume();
       settle({ stream, filename: info.filename, contentType: info.mimeType });
     });
