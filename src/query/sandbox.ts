@@ -85,7 +85,9 @@ export interface QueryResult {
 
 /**
  * The views a query reads instead of `data` (the DataStore's, named by resource id); `rowIds` gives
- * each the preview's row number as `_id`, as a CKAN DataStore table has it.
+ * each the preview's row number as `_id`, as a CKAN DataStore table has it, in place of a column of the
+ * file named so (a CKAN DataStore dump's first column: a DataStore has one `_id`, and CKAN's own refuses
+ * a field of that name).
  */
 export interface QueryTable {
   name: string;
@@ -106,7 +108,7 @@ export interface QueryOptions {
 
 const viewSql = (table: QueryTable) =>
   table.rowIds
-    ? `CREATE VIEW ${sqlIdentifier(table.name)} AS SELECT file_row_number + 1 AS _id, * EXCLUDE (file_row_number) FROM read_parquet(${sqlString(table.path)}, file_row_number = true)`
+    ? `CREATE VIEW ${sqlIdentifier(table.name)} AS SELECT file_row_number + 1 AS _id, COLUMNS(c -> c NOT IN ('file_row_number', '_id')) FROM read_parquet(${sqlString(table.path)}, file_row_number = true)`
     : `CREATE VIEW ${sqlIdentifier(table.name)} AS SELECT * FROM read_parquet(${sqlString(table.path)})`;
 
 /** The sandbox could not be set up, so the query never ran: the process is at fault, not the query. */

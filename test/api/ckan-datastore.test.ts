@@ -383,6 +383,38 @@ result = site.action.datastore_search(resource_id=sys.argv[2], filters={"city": 
 print(json.dumps(result))
 `;
 
+test.serial('a file whose first column is _id (a CKAN DataStore dump) has one _id: the row number, in every action', async (t) => {
+  const created = await app.api.post(
+    '/api/v1/packages',
+    { name: 'ds-dump', ownerOrg: 'ds-org', licenseId: 'cc-by', resources: [{ urlType: 'upload', name: 'dump.csv', format: 'CSV' }] },
+    app.sysadmin,
+  );
+  t.is(created.status, 201, created.text);
+  const id = created.body.resources[0].id;
+  await uploadAndProcess(app.api, id, '_id,city,n\n101,Oslo,1\n102,Lima,2\n103,Quito,3\n', app.sysadmin);
+  const all = resultOf(await ckanPost(app.api, 'datastore_search', { resource_id: id }));
+  t.deepEqual(
+    all.fields.map((f: { id: string }) => f.id),
+    ['_id', 'city', 'n'],
+  );
+  t.deepEqual(
+    all.records.map((r: { _id: number; city: string }) => [r._id, r.city]),
+    [
+      [1, 'Oslo'],
+      [2, 'Lima'],
+      [3, 'Quito'],
+    ],
+  );
+  t.deepEqual(resultOf(await ckanPost(app.api, 'datastore_search', { resource_id: id, filters: { _id: 2 } })).records[0].city, 'Lima');
+  const info = resultOf(await ckanPost(app.api, 'datastore_info', { id }));
+  t.deepEqual(
+    info.fields.map((f: { id: string }) => f.id),
+    ['city', 'n'],
+  );
+  const sql = resultOf(await ckanPost(app.api, 'datastore_search_sql', { sql: `SELECT _id, city FROM "${id}" ORDER BY _id DESC LIMIT 1` }));
+  t.deepEqual(sql.records, [{ _id: 3, city: 'Quito' }]);
+});
+
 test.serial('the Python ckanapi client calls datastore_search with filters and sort', async (t) => {
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(python(), ['-c', CKANAPI_SCRIPT, app.url, resourceId], { timeout: 60_000 }, (err, out, stderr) =>

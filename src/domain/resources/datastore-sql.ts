@@ -103,7 +103,9 @@ function parseSortClause(clause: string): { field: string; order: string } | nul
   return { field, order: `${direction} NULLS ${nulls}` };
 }
 
-export function planDatastoreSearch(columns: ColumnSchema[], query: DatastoreQuery, knownTotal: boolean): DatastorePlan {
+export function planDatastoreSearch(fileColumns: ColumnSchema[], query: DatastoreQuery, knownTotal: boolean): DatastorePlan {
+  // A file's own `_id` is not in the view: the row number stands in its place (sandbox.ts).
+  const columns = fileColumns.filter((c) => c.name !== '_id');
   const byName = new Map(columns.map((c) => [c.name, c]));
   const idColumn: ColumnSchema = { name: '_id', type: 'integer', nullable: false, nullCount: 0 };
   const fieldOf = (name: string) => (name === '_id' ? idColumn : byName.get(name));
