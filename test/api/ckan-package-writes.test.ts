@@ -365,6 +365,36 @@ test('package_delete soft-deletes an active dataset and removes a draft; deletin
   t.is(none.body.error.__type, 'Not Found Error');
 });
 
+test('resource_patch with another URL, or clear_upload, makes an upload a link to it; its own download URL or a bare file name keeps it an upload', async (t) => {
+  const pkg = resultOf(await post('package_create', { ...fullDict('pw-relink'), resources: [] }));
+  const upload = async (name: string) => {
+    const form = new FormData();
+    form.set('package_id', pkg.id);
+    form.set('name', name);
+    form.set('upload', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), `${name}.csv`);
+    const res = await fetch(`${app.url}${ACTION}/resource_create`, {
+      method: 'POST',
+      body: form,
+      headers: { Authorization: `Bearer ${editor.token}` },
+    });
+    return (await res.json()).result;
+  };
+  const first = await upload('first');
+  t.like(resultOf(await post('resource_patch', { id: first.id, url: first.url, name: 'same url' })), {
+    url_type: 'upload',
+    url: first.url,
+  });
+  t.like(resultOf(await post('resource_patch', { id: first.id, url: 'first.csv' })), { url_type: 'upload', url: first.url });
+  const relinked = resultOf(await post('resource_patch', { id: first.id, url: 'https://files.example/moved.csv' }));
+  t.like(relinked, { url: 'https://files.example/moved.csv', name: 'same url' });
+  t.not(relinked.url_type, 'upload');
+  const second = await upload('second');
+  const cleared = resultOf(await post('resource_update', { id: second.id, url: 'https://files.example/linked.csv', clear_upload: 'true' }));
+  t.like(cleared, { url: 'https://files.example/linked.csv' });
+  t.not(cleared.url_type, 'upload');
+  t.is((await fetch(second.url, { redirect: 'manual' })).status, 302, 'the download now sends to the link');
+});
+
 test('resource_create with a multipart file streams it to storage and runs the pipeline; update, patch, reorder and delete', async (t) => {
   const pkg = resultOf(
     await post('package_create', { ...fullDict('pw-files'), resources: [{ url: 'https://files.example/first.csv', name: 'First' }] }),

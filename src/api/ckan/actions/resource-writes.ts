@@ -68,13 +68,24 @@ const resourceCreate: Action = {
 };
 
 /**
+ * An upload resource sent with another URL than its download's, or with CKAN's `clear_upload`, becomes a
+ * link to that URL (its file goes), where it stayed an upload and the URL was dropped without a word.
+ */
+function becomesLink(dict: Dict, resource: Resource) {
+  if (resource.urlType !== 'upload') return false;
+  if (dict.clear_upload === true || (typeof dict.clear_upload === 'string' && /^(true|1|yes|on)$/i.test(dict.clear_upload))) return true;
+  // An http(s) URL: CKAN's upload dicts may carry the file's bare name in `url`, which changes nothing.
+  return typeof dict.url === 'string' && /^https?:\/\//i.test(dict.url) && dict.url !== resourceDict(resource).url;
+}
+
+/**
  * resource_update's write: `dict` replaces the resource (a field left out is cleared), with the file if
  * one came. The bytes are stored first, once the actor may change the resource: a file that cannot be
  * stored (past the limit, a client gone) leaves the resource as it was, as CKAN's one transaction does.
  */
 async function updateResource(ctx: DomainContext, actor: Actor, id: string, dict: Dict, file: ActionFile | undefined) {
   const { resource, dataset } = await loadVisibleResource(ctx, actor, id);
-  const input = await resourceInput(ctx, orgIdOf(dataset), dict, !!file || staysUpload(dict, resource));
+  const input = await resourceInput(ctx, orgIdOf(dataset), dict, !!file || (staysUpload(dict, resource) && !becomesLink(dict, resource)));
   if (!file) {
     await replaceResource(ctx, actor, resource.id, input);
     return freshResource(ctx, resource.id);
