@@ -297,8 +297,17 @@ test.serial('paging: _links.next walks every row once, deep pages by cursor or o
   t.deepEqual(apiRows(byOffset), expected.slice(21, 28));
   const start = resultOf(await ckanGet(app.api, 'datastore_search', { resource_id: resourceId, limit: 2, offset: 4 }));
   t.is(start._links.start, `/api/3/action/datastore_search?resource_id=${resourceId}&limit=2`);
-  t.is(start._links.next, `/api/3/action/datastore_search?resource_id=${resourceId}&limit=2&offset=6&cursor=6`);
+  t.is(start._links.next, `/api/3/action/datastore_search?resource_id=${resourceId}&limit=2&offset=6&cursor=6%3A6`);
   t.deepEqual(apiRows(start), await duckRows(`SELECT ${ALL} FROM d ORDER BY _id LIMIT 2 OFFSET 4`));
+  // A client that changes the next link's offset (a jump, as CKAN's offset-only link allows) gets that offset.
+  const filtered = resultOf(
+    await app.api.get(`/api/3/action/datastore_search?resource_id=${resourceId}&filters=${encodeURIComponent('{"flag":false}')}&limit=7`),
+  );
+  const jumped = resultOf(await app.api.get(filtered._links.next.replace('offset=7', 'offset=21')));
+  t.deepEqual(apiRows(jumped), expected.slice(21, 28));
+  t.is(jumped.offset, 21);
+  const refused = await ckanGet(app.api, 'datastore_search', { resource_id: resourceId, cursor: 'x' });
+  t.is(refused.status, 409);
 });
 
 test.serial('a name the table does not have is CKAN’s Validation Error naming it, for filters, sort, fields and q', async (t) => {

@@ -58,6 +58,18 @@ function list(params: ActionParams, key: string, strip: boolean): string[] | und
   return cleaned;
 }
 
+/**
+ * `_links.next`'s cursor, `<offset>:<last _id>`: the page after that row, when the call asks for the offset
+ * the cursor was made for. A client that changes the link's offset (to jump elsewhere) gets that offset,
+ * as CKAN's `next`, which has only the offset, would give it.
+ */
+function readCursor(text: string | undefined, offset: number, fail: Fail): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const m = /^(\d{1,15}):(\d{1,15})$/.exec(text.trim());
+  if (!m) return fail('cursor', 'Must be the cursor of a _links.next link');
+  return Number(m[1]) === offset ? Number(m[2]) : undefined;
+}
+
 export function readDatastoreQuery(params: ActionParams) {
   const errors: Array<{ path: string; message: string }> = [];
   const fail: Fail = (path, message) => {
@@ -70,7 +82,7 @@ export function readDatastoreQuery(params: ActionParams) {
   const language = params.string('language');
   const limit = Math.min(params.int('limit', { min: 0 }) ?? 100, DATASTORE_MAX_ROWS);
   const offset = params.int('offset', { min: 0, max: MAX_OFFSET }) ?? 0;
-  const cursor = params.int('cursor', { min: 0 });
+  const cursor = readCursor(params.string('cursor'), offset, fail);
   const fieldList = list(params, 'fields', true);
   const sort = list(params, 'sort', false);
   const distinct = params.bool('distinct') ?? false;

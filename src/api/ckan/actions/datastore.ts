@@ -10,8 +10,9 @@ const SEARCH_PATH = '/api/3/action/datastore_search';
 
 /**
  * `_links` as CKAN builds them from the request: `start` without the offset, `next` with offset +
- * limit, and here the `_id` the page ended on as `cursor`, so following `next` costs what the first
- * page did (a CKAN client that builds its own offset never sends it, and gets the same rows).
+ * limit, and here the `_id` the page ended on as `cursor` (with the offset it stands for), so following
+ * `next` costs what the first page did (a CKAN client that builds its own offset never sends it, and gets
+ * the same rows; one that changes the link's offset gets that offset).
  */
 function links(params: ActionParams, offset: number, limit: number, lastId: number | undefined) {
   const query = new URLSearchParams();
@@ -21,7 +22,7 @@ function links(params: ActionParams, offset: number, limit: number, lastId: numb
   }
   const start = query.size ? `${SEARCH_PATH}?${query}` : SEARCH_PATH;
   query.append('offset', String(offset + limit));
-  if (lastId !== undefined) query.append('cursor', String(lastId));
+  if (lastId !== undefined) query.append('cursor', `${offset + limit}:${lastId}`);
   return { start, next: `${SEARCH_PATH}?${query}` };
 }
 
