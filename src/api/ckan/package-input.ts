@@ -24,7 +24,7 @@ const without = (dict: Record<string, unknown>, keys: ReadonlySet<string>) =>
 const unsetIfEmpty = (v: unknown) => (v === '' ? null : v);
 
 /** CKAN's boolean validator, for a value that came as form text. */
-function flag(v: unknown): unknown {
+export function flag(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   const s = v.trim().toLowerCase();
   if (['true', 'yes', 'on', '1', 't', 'y'].includes(s)) return true;

@@ -15,7 +15,7 @@ import { completeReceivedUpload, loadEditableResource, receiveUpload, uploadThro
 import { ResourceBody } from '../../v1/packages/schema.ts';
 import type { ActionFile } from '../multipart.ts';
 import { resourceDict } from '../package-dict.ts';
-import { parseBody, resourceBody } from '../package-input.ts';
+import { flag, parseBody, resourceBody } from '../package-input.ts';
 import { profileNamesFor, staysUpload, type Dict } from '../package-write.ts';
 import type { ActionParams } from '../params.ts';
 import { required, type Action } from './action.ts';
@@ -73,7 +73,7 @@ const resourceCreate: Action = {
  */
 function becomesLink(dict: Dict, resource: Resource) {
   if (resource.urlType !== 'upload') return false;
-  if (dict.clear_upload === true || (typeof dict.clear_upload === 'string' && /^(true|1|yes|on)$/i.test(dict.clear_upload))) return true;
+  if (flag(dict.clear_upload) === true) return true;
   // An http(s) URL: CKAN's upload dicts may carry the file's bare name in `url`, which changes nothing.
   return typeof dict.url === 'string' && /^https?:\/\//i.test(dict.url) && dict.url !== resourceDict(resource).url;
 }
@@ -84,13 +84,13 @@ function becomesLink(dict: Dict, resource: Resource) {
  * stored (past the limit, a client gone) leaves the resource as it was, as CKAN's one transaction does.
  */
 async function updateResource(ctx: DomainContext, actor: Actor, id: string, dict: Dict, file: ActionFile | undefined) {
-  const { resource, dataset } = await loadVisibleResource(ctx, actor, id);
+  // With a file, the right to change the resource is checked before any byte is stored.
+  const { resource, dataset } = await (file ? loadEditableResource : loadVisibleResource)(ctx, actor, id);
   const input = await resourceInput(ctx, orgIdOf(dataset), dict, !!file || (staysUpload(dict, resource) && !becomesLink(dict, resource)));
   if (!file) {
     await replaceResource(ctx, actor, resource.id, input);
     return freshResource(ctx, resource.id);
   }
-  await loadEditableResource(ctx, actor, resource.id);
   const received = await receiveUpload(ctx, resource.id, file.stream, { contentType: file.contentType, filename: file.filename });
   try {
     await replaceResource(ctx, actor, resource.id, input);
